@@ -1,0 +1,260 @@
+"""Packing: the one place a budget decides what an agent sees.
+
+Records are walked in their given order and included whole, never split:
+
+1. forced records (status and summary lines) always, at their tersest view;
+2. coverage: as many records as fit, each at its tersest view, stopping at the first
+   that does not (so what is left out is always a contiguous tail, easy to page to);
+3. detail: in order, each included record moves up to the richest view the disclosure
+   level allows that the budget still has room for;
+4. the whole output is rendered and counted exactly, the reported count being the
+   count of that very text, header included; while it is over budget, the last step
+   is undone (a view stepped back down, then the last record dropped).
+
+Steps 2 and 3 estimate with each record's rendered fragment; step 4 makes the result
+exact whatever the estimate's error. If even the first record's tersest view does not
+fit, it is included anyway and the result says ``over_budget``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from agentout.formats import Format, get_format
+from agentout.records import Document, Record, Result, Stats, View
+from agentout.tokens import Tokenizer, count_until, get_tokenizer
+
+__all__ = ["PRESETS", "Packed", "Preset", "pack"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    max_records: int | None
+    max_tokens: int | None
+
+
+# As in the TMKB seed: an agent gets 3 records in 500 tokens, a person 10 with no limit.
+PRESETS: dict[str, Preset] = {
+    "agent": Preset(max_records=3, max_tokens=500),
+    "verbose": Preset(max_records=10, max_tokens=None),
+}
+
+
+@dataclass(frozen=True)
+class Packed:
+    """The emitted text and the account of it; ``stats.tokens`` counts exactly ``text``."""
+
+    text: str
+    document: Document
+    format: str
+
+    @property
+    def stats(self) -> Stats:
+        return self.document.stats
+
+
+_Step = tuple[Literal["include", "upgrade"], int, int]
+
+
+class _Packer:
+    def __init__(
+        self,
+        result: Result,
+        fmt: Format,
+        tokenizer: Tokenizer,
+        max_tokens: int | None,
+        max_chars: int | None,
+        max_records: int | None,
+        level: int | None,
+    ) -> None:
+        self.result = result
+        self.fmt = fmt
+        self.tokenizer = tokenizer
+        self.max_tokens = max_tokens
+        self.max_chars = max_chars
+        self.level = level
+        self.forced = [i for i, r in enumerate(result.records) if r.forced]
+        free = [i for i, r in enumerate(result.records) if not r.forced]
+        self.total = len(free)
+        self.candidates = free if max_records is None else free[: max(0, max_records)]
+        self.chosen: dict[int, int] = {i: 0 for i in self.forced}  # record index -> view
+        self.over_budget = False
+
+    # -- measuring -------------------------------------------------------------------
+
+    def cap(self, record: Record) -> int:
+        top = len(record.views) - 1
+        return top if self.level is None else max(0, min(self.level, top))
+
+    def cost(self, text: str) -> tuple[int, int]:
+        return self.tokenizer.count(text), len(text)
+
+    def fits_exactly(self, text: str, tokens: int) -> bool:
+        if self.max_chars is not None and len(text) > self.max_chars:
+            return False
+        return self.max_tokens is None or tokens <= self.max_tokens
+
+    @property
+    def unlimited(self) -> bool:
+        return self.max_tokens is None and self.max_chars is None
+
+    # -- rendering -------------------------------------------------------------------
+
+    def document(self, tokens: int) -> Document:
+        records = self.result.records
+        picked = tuple(
+            (records[i], records[i].views[v]) for i, v in sorted(self.chosen.items())
+        )
+        included = sum(1 for i in self.chosen if not records[i].forced)
+        reduced = sum(
+            1 for i, v in self.chosen.items() if not records[i].forced and v < self.cap(records[i])
+        )
+        omitted = self.total - included
+        stats = Stats(
+            total=self.total,
+            included=included,
+            omitted=omitted,
+            reduced=reduced,
+            tokens=tokens,
+            tokenizer=self.tokenizer.name,
+            truncated=omitted > 0 or reduced > 0,
+            over_budget=self.over_budget,
+        )
+        return Document(self.result.header, stats, picked, self.result.summary)
+
+    def render(self) -> tuple[str, Document]:
+        """Render with the exact token count of the very text rendered.
+
+        The count appears in the text, so iterate to a fixed point: the count of a number
+        never falls as the number grows, so raising the guess converges in a few steps.
+        """
+        guess = 0
+        for _ in range(16):
+            document = self.document(guess)
+            text = self.fmt.render(document)
+            tokens = self.tokenizer.count(text)
+            if tokens == guess:
+                return text, document
+            guess = max(tokens, guess + 1) if tokens < guess else tokens
+        raise RuntimeError("token count of the header did not settle")  # pragma: no cover
+
+    # -- the four steps --------------------------------------------------------------
+
+    def run(self) -> tuple[str, Document]:
+        records = self.result.records
+        if self.unlimited:
+            for i in self.candidates:
+                self.chosen[i] = self.cap(records[i])
+            for i in self.forced:
+                self.chosen[i] = self.cap(records[i])
+            return self.render()
+
+        base_text, _ = self.render()
+        room_tokens, room_chars = self.room(base_text)
+        history: list[_Step] = []
+
+        for i in self.candidates:  # coverage
+            tokens, chars = self.cost(self.fragment(i, 0))
+            if tokens > room_tokens or chars > room_chars:
+                break
+            room_tokens, room_chars = room_tokens - tokens, room_chars - chars
+            self.chosen[i] = 0
+            history.append(("include", i, 0))
+        if not history and self.candidates:
+            first = self.candidates[0]
+            self.chosen[first] = 0  # the seed's rule: better one oversized record than none
+
+        for i in sorted(self.chosen):  # detail
+            now = self.chosen[i]
+            now_tokens, now_chars = self.cost(self.fragment(i, now))
+            for view in range(self.cap(records[i]), now, -1):
+                tokens, chars = self.cost(self.fragment(i, view))
+                if tokens - now_tokens <= room_tokens and chars - now_chars <= room_chars:
+                    room_tokens -= tokens - now_tokens
+                    room_chars -= chars - now_chars
+                    history.append(("upgrade", i, now))
+                    self.chosen[i] = view
+                    break
+
+        text, document = self.render()  # exact check, undoing the last step while over
+        while not self.fits_exactly(text, document.stats.tokens):
+            if not history:
+                self.over_budget = True
+                return self.render()
+            action, i, previous = history.pop()
+            if action == "upgrade":
+                self.chosen[i] = previous
+            else:
+                del self.chosen[i]
+            if not any(not records[j].forced for j in self.chosen) and self.candidates:
+                self.chosen[self.candidates[0]] = 0
+                history.clear()
+            text, document = self.render()
+        return text, document
+
+    def fragment(self, index: int, view: int) -> str:
+        record = self.result.records[index]
+        return self.fmt.fragment(record, record.views[view])
+
+    def room(self, base_text: str) -> tuple[int, int]:
+        big = 1 << 62
+        tokens = big if self.max_tokens is None else self.max_tokens - self.cost(base_text)[0]
+        chars = big if self.max_chars is None else self.max_chars - len(base_text)
+        return tokens, chars
+
+
+def pack(
+    result: Result,
+    *,
+    format: str | Format = "records",
+    max_tokens: int | None = None,
+    max_chars: int | None = None,
+    max_records: int | None = None,
+    level: int | None = None,
+    tokenizer: str | Tokenizer | None = None,
+    preset: str | None = None,
+) -> Packed:
+    """Fit ``result`` into a budget and render it; see the module docstring for how.
+
+    ``preset`` (``agent`` or ``verbose``) supplies ``max_records`` and ``max_tokens``
+    unless they are given. ``level`` caps the view index (0 = tersest; None = fullest).
+    ``format="auto"`` packs every lossless candidate and keeps the one that shows the
+    most records in the fewest tokens.
+    """
+    if preset is not None:
+        if preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
+        chosen = PRESETS[preset]
+        max_records = chosen.max_records if max_records is None else max_records
+        max_tokens = chosen.max_tokens if max_tokens is None else max_tokens
+    for name, value in (("max_tokens", max_tokens), ("max_chars", max_chars)):
+        if value is not None and value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+    tok = get_tokenizer(tokenizer)
+    fmt = get_format(format)
+    candidates: Sequence[Format] = getattr(fmt, "candidates", lambda _r: [fmt])(result)
+    best: Packed | None = None
+    for candidate in candidates:
+        packer = _Packer(result, candidate, tok, max_tokens, max_chars, max_records, level)
+        text, document = packer.run()
+        packed = Packed(text=text, document=document, format=candidate.name)
+        if best is None or _better(packed, best):
+            best = packed
+    assert best is not None
+    if fmt.name == "auto":
+        best = replace(best, format=f"auto:{best.format}")
+    return best
+
+
+def _better(a: Packed, b: Packed) -> bool:
+    """More records shown, then fewer tokens; ties keep the earlier candidate."""
+    key_a = (-a.stats.included, a.stats.reduced, a.stats.tokens)
+    key_b = (-b.stats.included, b.stats.reduced, b.stats.tokens)
+    return key_a < key_b
+
+
+def fits(text: str, max_tokens: int, tokenizer: str | Tokenizer | None = None) -> bool:
+    """Whether ``text`` is within ``max_tokens``, deciding in O(max_tokens)."""
+    return count_until(text, max_tokens, tokenizer) is not None

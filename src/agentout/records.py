@@ -1,0 +1,108 @@
+"""The one shared model: a result is a header, ordered records and a summary.
+
+Sources (test runs, JSON files, notes, commands) build a ``Result``; ``pack`` decides
+what fits; a format renders it. A ``Record`` carries one or more views, tersest first
+and fullest last; each view is a mapping of fields in the order they should appear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Document", "Record", "Result", "Stats", "View", "is_empty"]
+
+View = Mapping[str, Any]
+"""The fields of one rendering of a record, JSON-compatible, in display order."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One whole unit of output: never split, included at one of its views or not at all.
+
+    ``kind`` is the one-letter prefix the records format prints (``R`` for data records;
+    sources pick their own, e.g. ``N``/``S``/``E`` for notes). A ``forced`` record (a
+    status or summary line) is always included, at its tersest view if need be.
+    """
+
+    views: tuple[View, ...]
+    kind: str = "R"
+    forced: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.views:
+            raise ValueError("a record needs at least one view")
+        if len(self.kind) != 1 or not self.kind.isalpha() or not self.kind.isupper():
+            raise ValueError(f"record kind must be one capital letter, got {self.kind!r}")
+        if self.kind == "H":
+            raise ValueError("kind 'H' is reserved for the header line")
+
+    @classmethod
+    def of(cls, *views: View, kind: str = "R", forced: bool = False) -> Record:
+        return cls(views=tuple(views), kind=kind, forced=forced)
+
+    @property
+    def fullest(self) -> View:
+        return self.views[-1]
+
+    @property
+    def tersest(self) -> View:
+        return self.views[0]
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a source produced, before any budget: header fields, records, summary fields.
+
+    ``header`` describes the source (``mode=fit``, ``source=FILE``); ``pack`` adds its own
+    account (total, included, tokens, ...) after these. ``summary`` is rendered last, whole.
+    """
+
+    records: tuple[Record, ...]
+    header: Mapping[str, Any] = field(default_factory=dict)
+    summary: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        records: Iterable[Record],
+        header: Mapping[str, Any] | None = None,
+        summary: Mapping[str, Any] | None = None,
+    ) -> Result:
+        return cls(tuple(records), dict(header or {}), dict(summary or {}))
+
+
+def is_empty(value: Any) -> bool:
+    """Empty fields are omitted by every format: None, "", [], {}."""
+    return value is None or (isinstance(value, (str, list, tuple, dict)) and len(value) == 0)
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Pack's honest account of what it emitted, rendered in every format's header.
+
+    ``tokens`` is the exact count of the whole emitted text (header and summary included)
+    by ``tokenizer``. ``omitted`` records were left out; ``reduced`` records were shown at
+    a terser view than the disclosure level allowed. ``over_budget`` flags the one case a
+    budget is passed: forced records, or the first record's tersest view, alone exceed it.
+    """
+
+    total: int
+    included: int
+    omitted: int
+    reduced: int
+    tokens: int
+    tokenizer: str
+    truncated: bool
+    over_budget: bool = False
+
+
+@dataclass(frozen=True)
+class Document:
+    """What a format renders: the source header, pack's stats, chosen views, the summary."""
+
+    header: Mapping[str, Any]
+    stats: Stats
+    records: tuple[tuple[Record, View], ...]
+    summary: Mapping[str, Any]
