@@ -1,0 +1,71 @@
+"""Options and error handling shared by every command, declared once."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+from agentout.errors import AgentoutError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def tokenizer_option(func: F) -> F:
+    return click.option(
+        "--tokenizer",
+        default=None,
+        metavar="NAME",
+        envvar="AGENTOUT_TOKENIZER",
+        help="o200k_base (default), cl100k_base, a model (gpt-4o, gpt-4), chars4, hf:PATH.",
+    )(func)
+
+
+def budget_options(func: F) -> F:
+    func = click.option(
+        "--max-chars", type=click.IntRange(min=0), default=None, help="Exact character budget."
+    )(func)
+    func = click.option(
+        "--max-tokens", type=click.IntRange(min=0), default=None, help="Exact token budget."
+    )(func)
+    return func
+
+
+def format_option(choices: tuple[str, ...], default: str) -> Callable[[F], F]:
+    def decorate(func: F) -> F:
+        return click.option(
+            "--format",
+            "format_name",
+            type=click.Choice(choices),
+            default=default,
+            show_default=True,
+            help="Output format.",
+        )(func)
+
+    return decorate
+
+
+def fail(message: str, status: int = EXIT_BAD_INPUT) -> NoReturn:
+    click.echo(f"agentout: {message}", err=True)
+    sys.exit(status)
+
+
+def reports_errors(func: F) -> F:
+    """Turn agentout's own errors into ``agentout: message`` and exit status 2, no traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (AgentoutError, ValueError) as exc:
+            fail(str(exc))
+        except BrokenPipeError:
+            sys.stderr.close()
+            sys.exit(EXIT_OK)
+
+    return wrapper  # type: ignore[return-value]
