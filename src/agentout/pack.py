@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from agentout.formats import Format, get_format
-from agentout.records import Document, Record, Result, Stats, View
+from agentout.records import Document, Record, Result, Stats
 from agentout.tokens import Tokenizer, count_until, get_tokenizer
 
 __all__ = ["PRESETS", "Packed", "Preset", "pack"]
@@ -104,9 +104,7 @@ class _Packer:
 
     def document(self, tokens: int) -> Document:
         records = self.result.records
-        picked = tuple(
-            (records[i], records[i].views[v]) for i, v in sorted(self.chosen.items())
-        )
+        picked = tuple((records[i], records[i].views[v]) for i, v in sorted(self.chosen.items()))
         included = sum(1 for i in self.chosen if not records[i].forced)
         reduced = sum(
             1 for i, v in self.chosen.items() if not records[i].forced and v < self.cap(records[i])
@@ -192,6 +190,24 @@ class _Packer:
                 self.chosen[self.candidates[0]] = 0
                 history.clear()
             text, document = self.render()
+        return self.refill(text, document)
+
+    def refill(self, text: str, document: Document) -> tuple[str, Document]:
+        """Add further records at their tersest view while the exact count allows.
+
+        The coverage step stops on an estimate; this makes "as many as fit" exact.
+        """
+        if self.over_budget:
+            return text, document
+        records = self.result.records
+        shown = sum(1 for i in self.chosen if not records[i].forced)  # always a prefix
+        for i in self.candidates[shown:]:
+            self.chosen[i] = 0
+            trial_text, trial_document = self.render()
+            if not self.fits_exactly(trial_text, trial_document.stats.tokens):
+                del self.chosen[i]
+                break
+            text, document = trial_text, trial_document
         return text, document
 
     def fragment(self, index: int, view: int) -> str:

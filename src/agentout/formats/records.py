@@ -28,8 +28,14 @@ _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z")
 _LITERALS = frozenset({"true", "false", "null"})
 
 
+# Characters that str.splitlines() and other readers treat as line breaks but JSON leaves
+# raw: escaped too, so one record is always one line whatever splits it.
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text.translate(_LINE_BREAKS)
 
 
 def format_key(key: str) -> str:
