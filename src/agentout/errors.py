@@ -13,7 +13,11 @@ class InputError(AgentoutError):
     """Bad input, located as precisely as known: ``FILE:LINE:COL: message``."""
 
     def __init__(
-        self, message: str, path: str | None = None, line: int | None = None, column: int | None = None
+        self,
+        message: str,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
     ) -> None:
         self.message, self.path, self.line, self.column = message, path, line, column
         where = [str(p) for p in (path, line, column) if p is not None]

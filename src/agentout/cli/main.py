@@ -19,6 +19,9 @@ COMMANDS: dict[str, str] = {
     "run": "agentout.cli.run:run",
     "show": "agentout.cli.show:show",
     "clean": "agentout.cli.clean:clean",
+    "records": "agentout.cli.records:records",
+    "notes": "agentout.cli.notes:notes",
+    "serve": "agentout.cli.serve:serve",
 }
 
 
