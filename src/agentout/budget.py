@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from agentout.tokens import Tokenizer, get_tokenizer
+from agentout.tokens import Tokenizer, count_until, get_tokenizer
 
 __all__ = ["DEFAULT_SECTIONS", "Budget"]
 
@@ -70,36 +70,61 @@ class Budget:
         return self._section_used.get(name, 0)
 
     def cost(self, text: str | int) -> int:
-        return text if isinstance(text, int) else self.tokenizer.count(text)
+        """Tokens ``text`` costs (an int is taken as a count already made)."""
+        if isinstance(text, int):
+            if text < 0:
+                raise ValueError(f"a token cost must be >= 0, got {text}")
+            return text
+        return self.tokenizer.count(text)
 
     def would_exceed(self, text: str | int, section: str | None = None) -> bool:
         """Would spending ``text`` (or that many tokens) pass the usable or section limit?"""
-        usable = self.usable
-        if usable is None:
-            return False
-        tokens = self.cost(text)
-        if self.used + tokens > usable:
-            return True
-        if section is not None:
-            cap = self.section_limit(section)
-            assert cap is not None
-            return self.section_used(section) + tokens > cap
-        return False
+        return self._fitting(text, section) is None
 
     def consume(self, text: str | int, section: str | None = None) -> bool:
         """Spend ``text`` if it fits; return whether it did. Nothing is spent on refusal."""
-        if self.would_exceed(text, section):
+        tokens = self._fitting(text, section)
+        if tokens is None:
             return False
-        self._spend(self.cost(text), section)
+        self._spend(tokens, section)
         return True
 
     def force_consume(self, text: str | int, section: str | None = None) -> int:
-        """Spend ``text`` whatever the budget; return the tokens spent. Overflow is recorded."""
+        """Spend ``text`` whatever the budget; return the tokens spent. Overflow is recorded.
+
+        ``overflow`` is how far ``used`` has ever gone past ``limit`` (the buffer is a
+        margin, not part of the overflow).
+        """
+        self._check_section(section)
         tokens = self.cost(text)
         self._spend(tokens, section)
         if self.limit is not None:
             self.overflow = max(self.overflow, self.used - self.limit)
         return tokens
+
+    def _fitting(self, text: str | int, section: str | None) -> int | None:
+        """The tokens ``text`` costs if they fit the room left, else None.
+
+        A text is counted only as far as the room (``count_until``), so asking whether a
+        huge text fits a small budget is cheap.
+        """
+        self._check_section(section)
+        usable = self.usable
+        if usable is None:
+            return self.cost(text)
+        room = usable - self.used
+        if section is not None:
+            cap = self.section_limit(section)
+            assert cap is not None
+            room = min(room, cap - self.section_used(section))
+        if isinstance(text, int):
+            tokens = self.cost(text)
+            return tokens if tokens <= room else None
+        return count_until(text, room, self.tokenizer)
+
+    def _check_section(self, section: str | None) -> None:
+        if section is not None and section not in self.sections:
+            raise KeyError(f"unknown section {section!r}; sections: {', '.join(self.sections)}")
 
     def _spend(self, tokens: int, section: str | None) -> None:
         self.used += tokens

@@ -1,0 +1,29 @@
+"""Fixtures shared by the whole suite."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from reference_tiktoken import reference_encoding
+
+ReferenceTiktoken = Callable[[str], Any]
+
+
+@pytest.fixture(scope="session")
+def reference_tiktoken(tmp_path_factory: pytest.TempPathFactory) -> ReferenceTiktoken:
+    """``reference_tiktoken(name)``: tiktoken's own Encoding, loaded offline, hash-checked.
+
+    The reference every exact count is compared with; it shares no code with agentout.
+    """
+    cache = tmp_path_factory.mktemp("tiktoken-cache")
+    loaded: dict[str, Any] = {}
+
+    def get(name: str) -> Any:
+        if name not in loaded:
+            loaded[name] = reference_encoding(name, cache)
+        return loaded[name]
+
+    return get
