@@ -7,14 +7,56 @@ and fullest last; each view is a mapping of fields in the order they should appe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Document", "Record", "Result", "Stats", "View", "is_empty"]
+__all__ = ["Document", "Lines", "Record", "Result", "Stats", "View", "is_empty"]
 
 View = Mapping[str, Any]
 """The fields of one rendering of a record, JSON-compatible, in display order."""
+
+
+def _check_kind(kind: str) -> None:
+    if len(kind) != 1 or not "A" <= kind <= "Z":  # ASCII, as the format says
+        raise ValueError(f"record kind must be one capital letter, got {kind!r}")
+    if kind == "H":
+        raise ValueError("kind 'H' is reserved for the header line")
+
+
+class Lines(Mapping[str, Any]):
+    """A view drawn as several lines, each with its own kind, e.g. a note's N, S and B.
+
+    ``Lines(("N", {"id": "a", "title": "A"}), ("S", {"id": "a", "summary": "..."}))``:
+    the records format prints one line per part, with that part's kind; every other
+    format sees one mapping, the parts' fields merged in order. A key in several parts
+    (an id) must carry the same value in each, so the merge loses nothing.
+    """
+
+    def __init__(self, *lines: tuple[str, Mapping[str, Any]]) -> None:
+        if not lines:
+            raise ValueError("Lines needs at least one line")
+        merged: dict[str, Any] = {}
+        for kind, fields in lines:
+            _check_kind(kind)
+            for key, value in fields.items():
+                if key in merged and merged[key] != value:
+                    raise ValueError(f"key {key!r} differs between the lines of one view")
+                merged.setdefault(key, value)
+        self.lines: tuple[tuple[str, Mapping[str, Any]], ...] = tuple(lines)
+        self._merged = merged
+
+    def __getitem__(self, key: str) -> Any:
+        return self._merged[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._merged)
+
+    def __len__(self) -> int:
+        return len(self._merged)
+
+    def __repr__(self) -> str:
+        return f"Lines{self.lines!r}"
 
 
 @dataclass(frozen=True)
@@ -33,10 +75,7 @@ class Record:
     def __post_init__(self) -> None:
         if not self.views:
             raise ValueError("a record needs at least one view")
-        if len(self.kind) != 1 or not self.kind.isalpha() or not self.kind.isupper():
-            raise ValueError(f"record kind must be one capital letter, got {self.kind!r}")
-        if self.kind == "H":
-            raise ValueError("kind 'H' is reserved for the header line")
+        _check_kind(self.kind)
 
     @classmethod
     def of(cls, *views: View, kind: str = "R", forced: bool = False) -> Record:
@@ -62,6 +101,9 @@ class Result:
     records: tuple[Record, ...]
     header: Mapping[str, Any] = field(default_factory=dict)
     summary: Mapping[str, Any] = field(default_factory=dict)
+    # How many records the source matched when ``records`` holds only the first of them
+    # (a streamed query keeps one page; the rest is spilled): pack reports it as total.
+    total: int | None = None
 
     @classmethod
     def of(
@@ -69,8 +111,9 @@ class Result:
         records: Iterable[Record],
         header: Mapping[str, Any] | None = None,
         summary: Mapping[str, Any] | None = None,
+        total: int | None = None,
     ) -> Result:
-        return cls(tuple(records), dict(header or {}), dict(summary or {}))
+        return cls(tuple(records), dict(header or {}), dict(summary or {}), total)
 
 
 def is_empty(value: Any) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 
 from agentout.records import Document, Record, Stats, View, is_empty
 
-__all__ = ["FORMAT", "JsonFormat", "record_object", "stats_object"]
+__all__ = ["FORMAT", "JsonFormat", "document_object", "record_object", "stats_object"]
 
 
 def _dumps(value: Any) -> str:
@@ -44,19 +44,30 @@ def record_object(record: Record, view: View) -> dict[str, Any]:
     return fields if record.kind == "R" else {"_kind": record.kind, **fields}
 
 
+def document_object(document: Document) -> dict[str, Any]:
+    """The whole document as one JSON-compatible object, in the json format's key order."""
+    out = stats_object(document.stats)
+    if header := _prune(document.header):
+        out["header"] = header
+    out["records"] = [record_object(r, v) for r, v in document.records]
+    if summary := _prune(document.summary):
+        out["summary"] = summary
+    return out
+
+
 class JsonFormat:
     name = "json"
 
     def render(self, document: Document) -> str:
         head = stats_object(document.stats)
-        if document.header:
-            head["header"] = _prune(document.header)
+        if header := _prune(document.header):
+            head["header"] = header
         opening = _dumps(head)[:-1]  # reopen the object to append the records
         rows = [_dumps(record_object(r, v)) for r, v in document.records]
         body = "[]" if not rows else "[\n" + ",\n".join(rows) + "\n]"
         tail = ""
-        if document.summary:
-            tail = ',"summary":' + _dumps(_prune(document.summary))
+        if summary := _prune(document.summary):
+            tail = ',"summary":' + _dumps(summary)
         return f'{opening},"records":{body}{tail}}}\n'
 
     def fragment(self, record: Record, view: View) -> str:

@@ -1,0 +1,46 @@
+"""auto: the lossless format that costs the fewest tokens for this result.
+
+``candidates(result)`` lists, in this fixed order: compact JSON, TOON with commas, TOON
+with tabs, and CSV when the records are flat and uniform (every view of every record
+holds scalars only; the fullest views all have the same keys). ``pack`` packs
+each under the same budget and keeps the one that shows the most records, then the
+fewest shortened ones, then the fewest tokens (ties keep the earlier), naming it
+``auto:<name>``. Rendered on its own, auto is the json format.
+"""
+
+from __future__ import annotations
+
+from agentout.formats import Format
+from agentout.formats.csv import FORMAT as CSV
+from agentout.formats.csv import is_flat, is_flat_uniform
+from agentout.formats.json import FORMAT as JSON
+from agentout.formats.json import record_object
+from agentout.formats.toon import FORMAT as TOON
+from agentout.formats.toon import TAB_FORMAT as TOON_TAB
+from agentout.records import Document, Record, Result, View
+
+__all__ = ["FORMAT", "AutoFormat"]
+
+
+class AutoFormat:
+    name = "auto"
+
+    def candidates(self, result: Result) -> list[Format]:
+        found: list[Format] = [JSON, TOON, TOON_TAB]
+        # Pack may show any view of a record, so every view must be flat for CSV to be
+        # lossless; a terser view with fewer keys just leaves empty cells (an empty
+        # field is omitted in every format), so uniform keys are asked of the fullest.
+        fullest = [record_object(r, r.fullest) for r in result.records]
+        every_view = (record_object(r, v) for r in result.records for v in r.views)
+        if is_flat_uniform(fullest) and is_flat(every_view):
+            found.append(CSV)
+        return found
+
+    def render(self, document: Document) -> str:
+        return JSON.render(document)
+
+    def fragment(self, record: Record, view: View) -> str:
+        return JSON.fragment(record, view)
+
+
+FORMAT = AutoFormat()
