@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The main job on the bundled examples: count what a file costs an agent, then fit it
+# into the agent's budget. Run by `make demo` as: bash examples/demo.sh .venv/bin
+set -euo pipefail
+
+BIN="$(cd "${1:-.venv/bin}" && pwd)"
+cd "$(dirname "$0")/.."
+agentout() { "$BIN/agentout" "$@"; }
+DATA=examples/data
+BOLD="" PLAIN=""
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then BOLD=$'\033[1m' PLAIN=$'\033[0m'; fi
+
+step() { printf '\n%s== %s%s\n$ %s\n' "$BOLD" "$1" "$PLAIN" "$2"; }
+
+step "What the examples cost an agent, in exact o200k_base tokens" \
+  "agentout count $DATA/*"
+agentout count "$DATA"/*
+
+step "The same, as JSON, with the GPT-4 tokenizer (cl100k_base)" \
+  "agentout count --json --tokenizer gpt-4 $DATA/incidents.json"
+agentout count --json --tokenizer gpt-4 "$DATA/incidents.json"
+
+step "160 incidents (186 KB of JSON) into 400 tokens: whole records, the rest counted" \
+  "agentout fit $DATA/incidents.json --max-tokens 400"
+agentout fit "$DATA/incidents.json" --max-tokens 400
+
+step "2000 events (JSONL) into 300 tokens, as JSON" \
+  "agentout fit $DATA/events.jsonl --max-tokens 300 --format json"
+agentout fit "$DATA/events.jsonl" --max-tokens 300 --format json
+
+step "The same budget, letting agentout pick the smallest lossless format" \
+  "agentout fit $DATA/events.jsonl --max-tokens 300 --format auto"
+agentout fit "$DATA/events.jsonl" --max-tokens 300 --format auto
+
+step "A log from stdin, with the agent preset (3 records, 500 tokens)" \
+  "sed -n '1400,1500p' $DATA/app.log | agentout fit --preset agent"
+sed -n '1400,1500p' "$DATA/app.log" | agentout fit --preset agent
+
+step "A vault of 32 Markdown notes: the index first, within 400 tokens" \
+  "agentout notes index examples/vault --max-tokens 400"
+agentout notes index examples/vault --max-tokens 400
+
+step "Then one note whole, with its links both ways" \
+  "agentout notes context examples/vault --note budgets --with-body --with-edges --max-tokens 700"
+agentout notes context examples/vault --note budgets --with-body --with-edges --max-tokens 700
+
+step "Bad input is refused with its location and exit status 2" \
+  "printf '{\"id\": 1}\\n{\"id\": 2,}\\n' | agentout fit --max-tokens 100"
+status=0
+printf '{"id": 1}\n{"id": 2,}\n' | agentout fit --max-tokens 100 || status=$?
+echo "(exit status $status)"

@@ -1,0 +1,96 @@
+"""``agentout fit``: a JSON, JSONL or text file as records, packed into an agent's budget."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+import click
+
+from agentout.cli._options import (
+    budget_options,
+    fail,
+    format_option,
+    reports_errors,
+    tokenizer_option,
+)
+
+if TYPE_CHECKING:
+    from agentout.sources.data import InputFormat
+
+FORMATS = ("records", "json", "toon", "text", "auto")
+INPUT_FORMATS = ("auto", "json", "jsonl", "text")  # as agentout.sources.data, kept light
+
+
+@click.command()
+@click.argument("file", required=False, metavar="[FILE]")
+@budget_options
+@format_option(FORMATS, "records")
+@click.option(
+    "--preset",
+    type=click.Choice(["agent", "verbose"]),
+    default=None,
+    help="agent: 3 records in 500 tokens; verbose: 10 records, no token limit.",
+)
+@tokenizer_option
+@click.option(
+    "--input-format",
+    type=click.Choice(INPUT_FORMATS),
+    default="auto",
+    show_default=True,
+    help="How to read FILE; auto detects JSON, JSONL or text from its first characters.",
+)
+@click.option(
+    "--max-record-mib",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    envvar="AGENTOUT_MAX_RECORD_MIB",
+    help="Refuse a record (a JSON value, a line) longer than this; bounds memory.",
+)
+@reports_errors
+def fit(
+    file: str | None,
+    max_tokens: int | None,
+    max_chars: int | None,
+    format_name: str,
+    preset: str | None,
+    tokenizer: str | None,
+    input_format: str,
+    max_record_mib: int,
+) -> None:
+    """Fit FILE (stdin when none, or -) into a budget: whole records, exact counts.
+
+    FILE is a JSON array, a JSON object holding one large array (its other keys go in
+    the header), JSONL, or text (each non-blank line a record). Records are taken in
+    order, each at the richest view that fits (an object's scalar fields with long
+    strings cut, or all of it); the header says how many were left out.
+
+    \b
+    Examples:
+      agentout fit examples/data/incidents.json --max-tokens 500
+      agentout fit examples/data/app.log --preset agent
+      kubectl get pods -o json | agentout fit --max-tokens 800 --format auto
+    """
+    if max_tokens is None and max_chars is None and preset is None:
+        fail("fit needs a budget: --max-tokens N, --max-chars N or --preset agent|verbose")
+    from agentout.pack import pack
+    from agentout.sources.data import read_data
+
+    result = read_data(
+        file, input_format=cast("InputFormat", input_format), max_record_mib=max_record_mib
+    )
+    packed = pack(
+        result,
+        format=format_name,
+        max_tokens=max_tokens,
+        max_chars=max_chars,
+        tokenizer=tokenizer,
+        preset=preset,
+    )
+    text = packed.text
+    if packed.format == "text":  # styled in a terminal: the same characters, with colour
+        from agentout.formats import get_format
+
+        styled = getattr(get_format("text"), "styled", None)
+        text = text if styled is None else styled(packed.document)
+    click.echo(text, nl=False)

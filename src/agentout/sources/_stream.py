@@ -1,0 +1,335 @@
+"""Reading JSON and lines from text that arrives in pieces, one record at a time.
+
+``Reader`` buffers the text, forgets what was read once it is most of the buffer, and
+knows the line and column of every position it holds; ``JsonParser`` reads one JSON
+value at a time from it with the standard library's decoder, refusing what is not JSON
+(NaN, Infinity), what is nested deeper than ``MAX_DEPTH``, and any value or line longer
+than the record limit, each with its location. ``agentout.sources.data`` decides what
+the values mean.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentout.errors import InputError
+
+__all__ = ["MAX_DEPTH", "JsonParser", "Reader", "Top"]
+
+# Deeper JSON is refused: formats and renderers recurse, and no agent reads 128 levels.
+MAX_DEPTH = 128
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER_TAIL = re.compile(r"[0-9.eE+-]*")
+_NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)', re.DOTALL)
+
+
+@dataclass
+class Top:
+    """A top-level JSON object, its arrays kept whole (they are what gets unwrapped)."""
+
+    value: dict[str, Any]
+    arrays: list[str] = field(default_factory=list)
+
+
+class Reader:
+    """The input's text, read on demand, with the line and column of every position."""
+
+    def __init__(self, chunks: Iterator[str], name: str, max_record_mib: int) -> None:
+        self.chunks = chunks
+        self.name = name
+        self.limit = max_record_mib << 20
+        self.mib = max_record_mib
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+        self.dropped = 0  # characters before buf[0]
+        self.line = 1  # line and column (0-based) of buf[0]
+        self.col = 0
+
+    def fill(self, want: int = 1) -> bool:
+        """Read until at least ``want`` more characters are buffered; False if none came."""
+        got = 0
+        pieces = [self.buf]
+        while got < want and not self.eof:
+            piece = next(self.chunks, None)
+            if piece is None:
+                self.eof = True
+            else:
+                pieces.append(piece)
+                got += len(piece)
+        self.buf = "".join(pieces)
+        return got > 0
+
+    def compact(self) -> None:
+        """Forget what was read before ``pos`` once it is most of the buffer."""
+        if self.pos > (1 << 20) and self.pos * 2 > len(self.buf):
+            self._drop()
+
+    def _drop(self) -> None:
+        gone = self.buf[: self.pos]
+        self.dropped += len(gone)
+        newlines = gone.count("\n")
+        if newlines:
+            self.line += newlines
+            self.col = len(gone) - gone.rfind("\n") - 1
+        else:
+            self.col += len(gone)
+        self.buf = self.buf[self.pos :]
+        self.pos = 0
+
+    def where(self, index: int) -> tuple[int, int]:
+        """1-based line and column of ``buf[index]``."""
+        newlines = self.buf.count("\n", 0, index)
+        if newlines:
+            return self.line + newlines, index - self.buf.rfind("\n", 0, index)
+        return self.line, self.col + index + 1
+
+    def error(self, message: str, index: int) -> InputError:
+        line, column = self.where(index)
+        return InputError(message, self.name, line, column)
+
+    def skip_ws(self) -> str | None:
+        """Move past whitespace; the next character, or None at the end of the input."""
+        while True:
+            self.pos = _WS.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            self.compact()
+            if not self.fill():
+                return None
+
+    def peek_line(self, limit: int) -> str:
+        """The rest of the current line, or its next ``limit`` characters; reads no further."""
+        while len(self.buf) - self.pos < limit and not self.eof:
+            if "\n" in self.buf[self.pos :]:
+                break
+            self.fill()
+        end = self.buf.find("\n", self.pos, self.pos + limit)
+        return self.buf[self.pos : end if end >= 0 else self.pos + limit]
+
+    def too_large(self, what: str) -> str:
+        return (
+            f"{what} longer than {self.mib} MiB (raise the limit with --max-record-mib "
+            "or AGENTOUT_MAX_RECORD_MIB)"
+        )
+
+    def lines(self) -> Iterator[tuple[int, str]]:
+        """Each line and its number; a line over the size limit is an error."""
+        number = self.line + self.buf.count("\n", 0, self.pos)
+        while True:
+            self.compact()
+            end = self.buf.find("\n", self.pos)
+            while end < 0 and not self.eof:
+                if len(self.buf) - self.pos > self.limit:
+                    raise InputError(self.too_large("line"), self.name, number)
+                searched = len(self.buf)
+                self.fill()
+                end = self.buf.find("\n", searched)
+            if end < 0:
+                end = len(self.buf)
+                if end == self.pos:
+                    return
+            if end - self.pos > self.limit:
+                raise InputError(self.too_large("line"), self.name, number)
+            yield number, self.buf[self.pos : end].removesuffix("\r")
+            number += 1
+            self.pos = end + 1
+            if self.pos >= len(self.buf) and self.eof:
+                return
+
+
+class _NonFinite(Exception):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NonFinite(name)
+
+
+class JsonParser:
+    """JSON values read one at a time from a ``Reader``, never more than one in memory."""
+
+    def __init__(self, reader: Reader) -> None:
+        self.r = reader
+        self.duplicate: tuple[str, int, int] | None = None  # the first: key, line, column
+        self.duplicates = 0
+        self._dup_key: str | None = None
+        self.decoder = json.JSONDecoder(
+            object_pairs_hook=self._object, parse_constant=_refuse_constant
+        )
+
+    def _object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs) and self._dup_key is None:
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    self._dup_key = key
+                    break
+                seen.add(key)
+        return obj
+
+    def _found_duplicate(self, key: str, index: int) -> None:
+        if self.duplicate is None:
+            self.duplicate = (key, *self.r.where(index))
+        self.duplicates += 1
+
+    def warn_duplicates(self) -> None:
+        """One warning on stderr for every duplicate key met: where the first one is."""
+        if self.duplicate is not None:
+            key, line, column = self.duplicate
+            more = self.duplicates - 1
+            print(
+                f"agentout: warning: {self.r.name}:{line}:{column}: duplicate key {key!r}; "
+                "the last value is kept"
+                + (f" ({more} more duplicate keys after this one)" if more else ""),
+                file=sys.stderr,
+            )
+
+    def value(self) -> Any:
+        """The JSON value at the reader's position (whitespace already skipped)."""
+        r = self.r
+        r.compact()
+        start = r.pos
+        while True:
+            try:
+                value, end = self.decoder.raw_decode(r.buf, start)
+            except json.JSONDecodeError as exc:
+                incomplete = exc.msg.startswith("Unterminated string") or exc.pos >= len(r.buf) - 16
+                if r.eof or not incomplete:
+                    raise r.error(_message(exc.msg) + " (JSON)", exc.pos) from None
+            except _NonFinite as exc:
+                raise r.error(f"{exc} is not valid JSON", _find_constant(r.buf, start)) from None
+            except RecursionError:
+                raise r.error(f"JSON nested deeper than {MAX_DEPTH} levels", start) from None
+            except ValueError as exc:  # an integer of more than sys.get_int_max_str_digits()
+                raise r.error(str(exc).partition(":")[0] + " (JSON)", start) from None
+            else:
+                if r.eof or not _may_go_on(value, r.buf, end):
+                    break
+            if len(r.buf) - start > r.limit:
+                raise r.error(r.too_large("JSON value"), start)
+            r.fill(want=max(len(r.buf) - start, 1 << 16))  # doubling: linear overall
+        if self._dup_key is not None:
+            self._found_duplicate(self._dup_key, start)
+            self._dup_key = None
+        if end - start > r.limit:
+            raise r.error(r.too_large("JSON value"), start)
+        _check_depth(r, value, start, end)
+        r.pos = end
+        return value
+
+    def values(self, single: bool = False) -> Iterator[Any]:
+        """Whitespace-separated values until the end (JSONL, or one value if ``single``)."""
+        while self.r.skip_ws() is not None:
+            yield self.value()
+            if single and self.r.skip_ws() is not None:
+                raise self.r.error("extra data after the JSON value", self.r.pos)
+
+    def _expect(self, chars: str, what: str) -> str:
+        found = self.r.skip_ws()
+        if found is None or found not in chars:
+            at = self.r.pos
+            end = "" if found else ", found the end"
+            raise self.r.error(f"expected {what}{end} (JSON)", at)
+        self.r.pos += 1
+        return found
+
+    def _elements(self) -> Iterator[Any]:
+        """The elements of the array whose '[' was just consumed, one at a time."""
+        if self.r.skip_ws() == "]":
+            self.r.pos += 1
+            return
+        while True:
+            if self.r.skip_ws() is None:
+                raise self.r.error("unterminated array, found the end (JSON)", self.r.pos)
+            yield self.value()
+            if self._expect(",]", "',' or ']' after an array element") == "]":
+                return
+
+    def top_array(self) -> Iterator[Any]:
+        self._expect("[", "'['")
+        yield from self._elements()
+        if self.r.skip_ws() is not None:
+            raise self.r.error(
+                "extra data after the JSON array (for JSONL, use --input-format jsonl)",
+                self.r.pos,
+            )
+
+    def top_object(self) -> Top:
+        """The first top-level object, its array values read element by element."""
+        self._expect("{", "'{'")
+        top = Top({})
+        if self.r.skip_ws() == "}":
+            self.r.pos += 1
+            return top
+        while True:
+            if self.r.skip_ws() != '"':
+                raise self.r.error("expected a property name in double quotes (JSON)", self.r.pos)
+            at = self.r.dropped + self.r.pos
+            key = self.value()
+            if key in top.value:
+                self._found_duplicate(key, max(0, at - self.r.dropped))
+            self._expect(":", "':' after a property name")
+            if self.r.skip_ws() == "[":
+                self.r.pos += 1
+                top.value[key] = list(self._elements())
+                if key not in top.arrays:
+                    top.arrays.append(key)
+            else:
+                if self.r.skip_ws() is None:
+                    raise self.r.error("expected a value, found the end", self.r.pos)
+                top.value[key] = self.value()
+                if key in top.arrays:
+                    top.arrays.remove(key)
+            if self._expect(",}", "',' or '}' after a property value") == "}":
+                return top
+
+
+# json's messages that end in " at" (a position it prints after them), as sentences.
+_MESSAGES = {
+    "Unterminated string starting at": "unterminated string",
+    "Invalid control character at": "invalid control character in a string",
+}
+
+
+def _message(msg: str) -> str:
+    """json's message, made to read as a sentence about the input."""
+    msg = _MESSAGES.get(msg, msg)
+    return msg[0].lower() + msg[1:] if msg else msg
+
+
+def _may_go_on(value: Any, text: str, end: int) -> bool:
+    """Could this number be the start of a longer one ("1" of "12", "0" of "0.5")?"""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False  # strings, arrays, objects and literals end where they end
+    return _NUMBER_TAIL.match(text, end).end() == len(text)  # type: ignore[union-attr]
+
+
+def _find_constant(text: str, start: int) -> int:
+    for found in _NON_FINITE.finditer(text, start):
+        if found.group(1):
+            return found.start(1)
+    return start  # pragma: no cover - the decoder only refuses what the pattern finds
+
+
+def _check_depth(reader: Reader, value: Any, start: int, end: int) -> None:
+    """Refuse values nested deeper than MAX_DEPTH; cheap unless the text has many brackets."""
+    text = reader.buf
+    if not isinstance(value, (dict, list)):
+        return
+    if text.count("[", start, end) + text.count("{", start, end) <= MAX_DEPTH:
+        return
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise reader.error(f"JSON nested deeper than {MAX_DEPTH} levels", start)
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
