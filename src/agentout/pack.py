@@ -68,6 +68,7 @@ class _Packer:
         max_chars: int | None,
         max_records: int | None,
         level: int | None,
+        order: Sequence[int] | None = None,
     ) -> None:
         self.result = result
         self.fmt = fmt
@@ -77,7 +78,9 @@ class _Packer:
         self.level = level
         self.forced = [i for i, r in enumerate(result.records) if r.forced]
         free = [i for i, r in enumerate(result.records) if not r.forced]
-        self.total = len(free)
+        self.total = len(free) if result.total is None else max(result.total, len(free))
+        if order is not None:  # coverage walks by priority; output keeps the given order
+            free = [i for i in dict.fromkeys(order) if not result.records[i].forced]
         self.candidates = free if max_records is None else free[: max(0, max_records)]
         self.chosen: dict[int, int] = {i: 0 for i in self.forced}  # record index -> view
         self.over_budget = False
@@ -231,13 +234,16 @@ def pack(
     level: int | None = None,
     tokenizer: str | Tokenizer | None = None,
     preset: str | None = None,
+    order: Sequence[int] | None = None,
 ) -> Packed:
     """Fit ``result`` into a budget and render it; see the module docstring for how.
 
     ``preset`` (``agent`` or ``verbose``) supplies ``max_records`` and ``max_tokens``
     unless they are given. ``level`` caps the view index (0 = tersest; None = fullest).
     ``format="auto"`` packs every lossless candidate and keeps the one that shows the
-    most records in the fewest tokens.
+    most records in the fewest tokens. ``order`` (record indices, most important first)
+    makes coverage walk records by priority instead of position; the output keeps their
+    given order, and what is left out is the least important rather than a tail.
     """
     if preset is not None:
         if preset not in PRESETS:
@@ -253,7 +259,7 @@ def pack(
     candidates: Sequence[Format] = getattr(fmt, "candidates", lambda _r: [fmt])(result)
     best: Packed | None = None
     for candidate in candidates:
-        packer = _Packer(result, candidate, tok, max_tokens, max_chars, max_records, level)
+        packer = _Packer(result, candidate, tok, max_tokens, max_chars, max_records, level, order)
         text, document = packer.run()
         packed = Packed(text=text, document=document, format=candidate.name)
         if best is None or _better(packed, best):

@@ -1,0 +1,59 @@
+"""``agentout show``: page through a spilled file within a budget."""
+
+from __future__ import annotations
+
+import click
+
+from agentout.cli._options import format_option, reports_errors, tokenizer_option
+from agentout.formats import FORMAT_NAMES
+
+
+@click.command()
+@click.argument("ref", metavar="REF")
+@click.option("--lines", "lines", metavar="A:B", default=None, help="Lines A to B (from 1).")
+@click.option("--grep", metavar="PATTERN", default=None, help="Only lines matching a regex.")
+@click.option("-i", "--ignore-case", is_flag=True, help="Match --grep case-insensitively.")
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    help="Token budget for the page.",
+)
+@format_option(FORMAT_NAMES, "records")
+@tokenizer_option
+@reports_errors
+def show(
+    ref: str,
+    lines: str | None,
+    grep: str | None,
+    ignore_case: bool,
+    max_tokens: int,
+    format_name: str,
+    tokenizer: str | None,
+) -> None:
+    """Show a page of the spilled file REF: its name or its path in the spill store.
+
+    The page never passes the budget; its last line (F) says which lines it shows and
+    gives the command for the next page. REF must be a file agentout spilled: a path
+    outside the store, a symlink, or a file agentout did not write is refused (exit 2).
+
+    \b
+    Examples:
+      agentout show 20250101-run-0123456789abcdef.log
+      agentout show 20250101-run-0123456789abcdef.log --lines 120:180
+      agentout show 20250101-run-0123456789abcdef.log --grep 'error|FAILED' --max-tokens 500
+    """
+    from agentout.page import LineRange, page
+
+    span = LineRange.parse(lines) if lines is not None else None
+    packed = page(
+        ref,
+        lines=span,
+        grep=grep,
+        ignore_case=ignore_case,
+        max_tokens=max_tokens,
+        format=format_name,
+        tokenizer=tokenizer,
+    )
+    click.echo(packed.text, nl=False)

@@ -1,0 +1,412 @@
+"""Hybrid delivery: small results inline, large ones as a file reference with a summary.
+
+A result whose data and rendered text are both at or under the inline threshold (bytes;
+default 8192, ``AGENTOUT_INLINE_THRESHOLD``, or per call, the call winning), and that
+``pack`` can show whole within the budget, is delivered inline. Anything larger, or
+anything the budget would cut, goes complete to the spill store, and the agent gets a
+reference: path, size, line count, fields, and a summary (record count, counts of
+low-cardinality fields, numeric min/max, a preview), itself a ``Result`` packed within
+the budget (``max_tokens`` if given, else the threshold in characters, at least 1024).
+
+Everything streams: bytes are held in memory only up to the threshold, then written
+through to the store; the summary is computed on the way. If the store cannot be written
+(read-only, full, unsafe), delivery falls back to inline, complete, with a ``warning``
+in the header: data is never lost silently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agentout.errors import InputError
+from agentout.fields import FieldSummary
+from agentout.formats import Format
+from agentout.pack import Packed, pack
+from agentout.records import Record, Result
+from agentout.spill import SpillError, SpillRef, SpillStore, SpillWriter
+from agentout.tokens import Tokenizer
+
+__all__ = [
+    "DEFAULT_INLINE_THRESHOLD",
+    "MODES",
+    "Delivery",
+    "FieldSummary",
+    "Mode",
+    "PackSettings",
+    "Spool",
+    "check_mode",
+    "deliver_jsonl",
+    "deliver_records",
+    "finish",
+    "resolve_threshold",
+]
+
+Mode = Literal["auto", "inline", "file"]
+MODES: tuple[Mode, ...] = ("auto", "inline", "file")
+DEFAULT_INLINE_THRESHOLD = 8192
+ENV_THRESHOLD = "AGENTOUT_INLINE_THRESHOLD"
+_PREVIEW_ROWS = 50
+_HEADER_FIELDS = 20  # the header is always shown; the S lines name every field anyway
+_MIN_REFERENCE_CHARS = 1024  # the header alone (a path, the fields) can take 300
+
+
+def resolve_threshold(value: int | None = None) -> int:
+    """The call's value, else ``$AGENTOUT_INLINE_THRESHOLD``, else 8192 bytes."""
+    if value is not None:
+        if value < 0:
+            raise ValueError(f"inline threshold must be >= 0 bytes, got {value}")
+        return value
+    configured = os.environ.get(ENV_THRESHOLD, "").strip()
+    if not configured:
+        return DEFAULT_INLINE_THRESHOLD
+    if not configured.isdigit():
+        raise ValueError(f"{ENV_THRESHOLD}={configured!r}: expected a number of bytes")
+    return int(configured)
+
+
+def check_mode(mode: str) -> Mode:
+    for known in MODES:
+        if mode == known:
+            return known
+    raise ValueError(f"unknown delivery mode {mode!r}; known: {', '.join(MODES)}")
+
+
+class Spool:
+    """Bytes kept in memory up to ``threshold``, then streamed to a new spilled file.
+
+    ``mode="file"`` spills from the first byte, ``"inline"`` never; ``by_content`` names
+    the file after its bytes (see ``SpillStore.open``). If the store fails, the bytes
+    written so far are read back and everything stays in memory; ``warning`` says why
+    (and how many bytes, if any, could not be recovered).
+    """
+
+    def __init__(
+        self,
+        *,
+        threshold: int,
+        mode: Mode = "auto",
+        kind: str,
+        suffix: str,
+        store: SpillStore | None = None,
+        by_content: bool = False,
+    ) -> None:
+        self.threshold, self.mode, self.kind, self.suffix = threshold, mode, kind, suffix
+        self._store = store
+        self.by_content = by_content
+        self.memory = bytearray()
+        self.writer: SpillWriter | None = None
+        self.warning: str | None = None
+        self.size = 0
+
+    @property
+    def failed(self) -> bool:
+        return self.warning is not None
+
+    @property
+    def spilling(self) -> bool:
+        return self.writer is not None
+
+    def write(self, data: bytes) -> None:
+        self.size += len(data)
+        if self.writer is not None:
+            try:
+                self.writer.write(data)
+            except OSError as exc:
+                self._fail(exc)  # data was buffered before the write failed: it is salvaged
+            return
+        self.memory += data
+        over = self.mode == "file" or len(self.memory) > self.threshold
+        if over and self.mode != "inline" and not self.failed:
+            self.start()
+
+    def start(self) -> None:
+        """Move what is in memory to a new spilled file and write through from now on."""
+        try:
+            store = self._store if self._store is not None else SpillStore.default()
+            self.writer = store.open(kind=self.kind, suffix=self.suffix, by_content=self.by_content)
+            self.writer.write(bytes(self.memory))
+        except (OSError, SpillError) as exc:
+            self._fail(exc)
+            return
+        self.memory = bytearray()
+
+    def commit(self) -> SpillRef | None:
+        """The spilled file, complete, under its final name; None if it all stayed in memory."""
+        if self.writer is None:
+            return None
+        try:
+            return self.writer.commit()
+        except OSError as exc:
+            self._fail(exc)
+            return None
+
+    def discard(self) -> None:
+        if self.writer is not None:
+            self.writer.abort()
+            self.writer = None
+
+    def _fail(self, exc: BaseException) -> None:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        lost = 0
+        if self.writer is not None:
+            expected = self.writer.size
+            recovered = self.writer.salvage()
+            lost = expected - len(recovered)
+            self.memory = bytearray(recovered) + self.memory
+            self.writer = None
+        self.warning = f"spill store not writable ({reason}); everything is inline instead"
+        if lost:
+            self.warning += f"; {lost} bytes could not be recovered"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What to hand the agent: ``text`` (packed), and the spilled file if there is one."""
+
+    packed: Packed
+    mode: Literal["inline", "file"]
+    ref: SpillRef | None = None
+    warning: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.packed.text
+
+
+def _size(packed: Packed) -> int:
+    return len(packed.text.encode("utf-8"))
+
+
+# -- records: JSONL spilled, fields summarised --------------------------------------------
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _row_record(row: Any) -> Record:
+    return Record.of(row if isinstance(row, Mapping) else {"value": row})
+
+
+@dataclass(frozen=True)
+class PackSettings:
+    """How a delivery packs: the budget, the format, the tokenizer."""
+
+    max_tokens: int | None
+    max_chars: int | None
+    format: str | Format
+    tokenizer: str | Tokenizer | None
+
+    def pack(self, result: Result, *, limited: bool, **kw: Any) -> Packed:
+        tokens, chars = (self.max_tokens, self.max_chars) if limited else (None, None)
+        return pack(
+            result,
+            format=self.format,
+            max_tokens=tokens,
+            max_chars=chars,
+            tokenizer=self.tokenizer,
+            **kw,
+        )
+
+    def for_reference(self, threshold: int) -> PackSettings:
+        """A file reference is small: the budget given, else the threshold in characters."""
+        if self.max_tokens is None and self.max_chars is None:
+            chars = max(threshold, _MIN_REFERENCE_CHARS)
+            return PackSettings(None, chars, self.format, self.tokenizer)
+        return self
+
+
+def deliver_records(
+    rows: Iterable[Any],
+    *,
+    mode: str = "auto",
+    inline_threshold: int | None = None,
+    max_tokens: int | None = None,
+    max_chars: int | None = None,
+    format: str | Format = "records",
+    tokenizer: str | Tokenizer | None = None,
+    store: SpillStore | None = None,
+    header: Mapping[str, Any] | None = None,
+    kind: str = "records",
+) -> Delivery:
+    """Deliver JSON-compatible ``rows`` (usually mappings) inline or as spilled JSONL."""
+    return _deliver_json(
+        _serialise(rows),
+        mode,
+        inline_threshold,
+        PackSettings(max_tokens, max_chars, format, tokenizer),
+        store,
+        header,
+        kind,
+    )
+
+
+def deliver_jsonl(
+    lines: Iterable[bytes | str],
+    *,
+    source: str = "<jsonl>",
+    mode: str = "auto",
+    inline_threshold: int | None = None,
+    max_tokens: int | None = None,
+    max_chars: int | None = None,
+    format: str | Format = "records",
+    tokenizer: str | Tokenizer | None = None,
+    store: SpillStore | None = None,
+    header: Mapping[str, Any] | None = None,
+    kind: str = "records",
+) -> Delivery:
+    """Deliver JSONL ``lines`` (each ending in a newline, as a file iterates); the spilled
+    file is the input byte for byte. Bad JSON is an ``InputError`` naming ``source``:LINE:COL."""
+    return _deliver_json(
+        _parse_jsonl(lines, source),
+        mode,
+        inline_threshold,
+        PackSettings(max_tokens, max_chars, format, tokenizer),
+        store,
+        header,
+        kind,
+    )
+
+
+_BATCH = 1024
+
+
+def _parse_jsonl(
+    lines: Iterable[bytes | str], source: str
+) -> Iterator[tuple[list[bytes], list[Any]]]:
+    """Batches of (the lines' exact bytes, their parsed values); blank lines have none."""
+    loads = json.loads
+    raws: list[bytes] = []
+    rows: list[Any] = []
+    for number, line in enumerate(lines, start=1):
+        raw = line.encode("utf-8") if isinstance(line, str) else line
+        raws.append(raw)
+        try:
+            rows.append(loads(raw))
+        except json.JSONDecodeError as exc:
+            if raw.strip():
+                raise InputError(f"{exc.msg} (JSON)", source, number, exc.colno) from None
+        except UnicodeDecodeError as exc:
+            raise InputError("invalid UTF-8", source, number, exc.start + 1) from None
+        if len(raws) >= _BATCH:
+            yield raws, rows
+            raws, rows = [], []
+    if raws:
+        yield raws, rows
+
+
+def _serialise(rows: Iterable[Any]) -> Iterator[tuple[list[bytes], list[Any]]]:
+    batch: list[Any] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= _BATCH:
+            yield [(_dumps(r) + "\n").encode("utf-8") for r in batch], batch
+            batch = []
+    if batch:
+        yield [(_dumps(r) + "\n").encode("utf-8") for r in batch], batch
+
+
+def _deliver_json(
+    batches: Iterable[tuple[list[bytes], list[Any]]],
+    mode_name: str,
+    threshold_value: int | None,
+    budget: PackSettings,
+    store: SpillStore | None,
+    header: Mapping[str, Any] | None,
+    kind: str,
+) -> Delivery:
+    mode = check_mode(mode_name)
+    threshold = resolve_threshold(threshold_value)
+    spool = Spool(
+        threshold=threshold, mode=mode, kind=kind, suffix=".jsonl", store=store, by_content=True
+    )
+    summary = FieldSummary()
+    preview: list[Any] = []
+    try:
+        for raws, rows in batches:
+            spool.write(b"".join(raws))
+            summary.add_many(rows)
+            if len(preview) < _PREVIEW_ROWS:
+                preview.extend(rows[: _PREVIEW_ROWS - len(preview)])
+    except BaseException:
+        spool.discard()
+        raise
+
+    def inline(limited: bool) -> Packed | None:
+        rows = [json.loads(line) for line in spool.memory.splitlines() if line.strip()]
+        head = {"mode": "inline", **(header or {}), "warning": spool.warning}
+        return budget.pack(Result.of(map(_row_record, rows), head), limited=limited)
+
+    reference_settings = budget.for_reference(threshold)
+    return finish(
+        spool,
+        mode,
+        inline,
+        reference_settings,
+        header,
+        lambda ref, h: _json_reference(ref, h, summary, preview, reference_settings),
+    )
+
+
+def _json_reference(
+    ref: SpillRef,
+    header: dict[str, Any],
+    summary: FieldSummary,
+    preview: list[Any],
+    settings: PackSettings,
+) -> tuple[Result, list[int] | None]:
+    """The summary lines whole, then as many preview records as fit. If the summary
+    alone does not fit whole, it goes terse (name and count) and without a preview."""
+    names = list(summary.fields)
+    header.update(records=summary.count, fields=names[:_HEADER_FIELDS])
+    hidden = len(names) - _HEADER_FIELDS + len(summary.more_fields)
+    if hidden > 0:
+        header["more_fields"] = hidden
+    footer = {"more": f"agentout show {ref.ref} --lines 1:{min(ref.lines, 100)}"}
+    fields = summary.records()
+    alone = settings.pack(Result.of(fields, header, footer), limited=True)
+    if alone.stats.truncated or alone.stats.over_budget:
+        return Result.of(summary.records(terse=True), header, footer), None
+    return Result.of([*fields, *map(_row_record, preview)], header, footer), None
+
+
+def finish(
+    spool: Spool,
+    mode: Mode,
+    inline: Callable[[bool], Packed | None],
+    budget: PackSettings,
+    header: Mapping[str, Any] | None,
+    reference: Callable[[SpillRef, dict[str, Any]], tuple[Result, list[int] | None]],
+) -> Delivery:
+    """Inline if it may and fits whole; else commit the spilled file and pack a reference.
+
+    ``inline(limited)`` packs the whole data, within the budget if ``limited`` (None when
+    it cannot be shown whole); unlimited, it is the complete fallback.
+    """
+
+    def complete() -> Delivery:
+        packed = inline(False)
+        assert packed is not None
+        return Delivery(packed, "inline", warning=spool.warning)
+
+    if mode == "inline" or spool.failed:
+        return complete()
+    if mode == "auto" and not spool.spilling:
+        packed = inline(True)
+        threshold = spool.threshold
+        if packed is not None and not packed.stats.truncated and _size(packed) <= threshold:
+            return Delivery(packed, "inline")
+        spool.start()  # small but the budget would cut it: keep it complete in a file
+        if spool.failed:
+            return complete()
+    ref = spool.commit()
+    if ref is None:
+        return complete()
+    head: dict[str, Any] = {"mode": "file", **(header or {})}
+    head.update(ref=ref.ref, path=str(ref.path), size=ref.size, lines=ref.lines)
+    result, order = reference(ref, head)
+    return Delivery(budget.pack(result, limited=True, order=order), "file", ref=ref)

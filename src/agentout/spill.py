@@ -1,0 +1,335 @@
+"""The spill store: a private directory for the output that does not fit an agent's context.
+
+Whatever agentout does not show inline is kept here, complete and byte for byte, so an
+agent can page through it with ``agentout show REF``. The store is a directory agentout
+owns (0700, never a symlink, owned by the user); its files are 0600, named
+``YYYYMMDD-KIND-HEX.SUFFIX`` with 64 random bits (never guessable), and written
+atomically: a temporary file in the store, fsync, then ``os.replace`` under the final
+name, so no partial file is ever visible under a name ``show`` would accept. Files are
+kept 7 days: the first write of a process prunes older ones, and ``agentout clean``
+removes them on demand; only files agentout wrote are ever removed.
+
+Writes go through ``os.write`` on a raw descriptor with a small buffer: memory stays
+flat whatever the size, and a full disk surfaces as ``OSError`` at the write that failed
+(the temporary file is removed; the caller decides how to fall back).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import secrets
+import stat
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+from agentout.errors import AgentoutError
+
+__all__ = [
+    "DEFAULT_RETENTION_DAYS",
+    "SpillError",
+    "SpillRef",
+    "SpillStore",
+    "SpillWriter",
+]
+
+DEFAULT_RETENTION_DAYS = 7
+ENV_DIR = "AGENTOUT_SPILL_DIR"
+
+_KIND = re.compile(r"[a-z][a-z0-9_]{0,31}\Z")
+_SUFFIX = re.compile(r"\.[a-z0-9]{1,8}\Z")
+# Only names agentout made are ever shown or cleaned: date, kind, 16 hex digits, suffix.
+NAME_PATTERN = re.compile(r"\A\d{8}-[a-z][a-z0-9_]{0,31}-[0-9a-f]{16}\.[a-z0-9]{1,8}\Z")
+TEMP_PATTERN = re.compile(r"\A\.partial-[0-9a-f]{16}\Z")
+_HEX = re.compile(r"-[0-9a-f]{16}\.")
+_BUFFER = 1 << 20
+
+
+class SpillError(AgentoutError):
+    """The store is unsafe or a reference is not a file agentout spilled there."""
+
+
+@dataclass(frozen=True)
+class SpillRef:
+    """A spilled file: ``ref`` is the name ``agentout show REF`` takes."""
+
+    path: Path
+    ref: str
+    size: int
+    lines: int
+
+
+def _new_name(kind: str, suffix: str) -> str:
+    if not _KIND.match(kind):
+        raise ValueError(f"spill kind must match [a-z][a-z0-9_]*, got {kind!r}")
+    if not _SUFFIX.match(suffix):
+        raise ValueError(f"spill suffix must look like '.txt', got {suffix!r}")
+    day = time.strftime("%Y%m%d", time.gmtime())
+    return f"{day}-{kind}-{secrets.token_hex(8)}{suffix}"
+
+
+class SpillWriter:
+    """One file being spilled; ``commit()`` makes it visible, leaving without it removes it.
+
+    ``write`` takes bytes or text (UTF-8) and writes them exactly as given.
+    """
+
+    def __init__(
+        self, store: SpillStore, kind: str, suffix: str, *, by_content: bool = False
+    ) -> None:
+        self.store = store
+        self.name = _new_name(kind, suffix)
+        self._hash = hashlib.sha256() if by_content else None
+        self.temp = store.root / f".partial-{secrets.token_hex(8)}"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        self._fd: int | None = os.open(self.temp, flags, 0o600)
+        self._buffer = bytearray()
+        self.size = 0
+        self.flushed = 0
+        self.newlines = 0
+        self._last = b""
+        self.ref: SpillRef | None = None
+
+    def write(self, data: str | bytes) -> None:
+        chunk = data.encode("utf-8") if isinstance(data, str) else data
+        if not chunk:
+            return
+        self.size += len(chunk)
+        if self._hash is not None:
+            self._hash.update(chunk)
+        self.newlines += chunk.count(b"\n")
+        self._last = chunk[-1:]
+        self._buffer += chunk
+        if len(self._buffer) >= _BUFFER:
+            self._flush()
+
+    def _flush(self) -> None:
+        assert self._fd is not None, "write after commit or abort"
+        done = 0
+        try:
+            while done < len(self._buffer):
+                done += os.write(self._fd, self._buffer[done : done + _BUFFER])
+        finally:  # on a failed write, what was written is in the file, the rest still here
+            self.flushed += done
+            del self._buffer[:done]
+
+    def salvage(self) -> bytes:
+        """Everything written so far, read back, then the file removed: for a caller that
+        falls back to memory when the disk fills. Short if the file cannot be read back."""
+        written = b""
+        with contextlib.suppress(OSError), open(self.temp, "rb") as handle:
+            written = handle.read(self.flushed)
+        data = written + bytes(self._buffer)
+        self.abort()
+        return data
+
+    @property
+    def lines(self) -> int:
+        """Lines as ``agentout show`` counts them: a last line without newline counts."""
+        return self.newlines + (1 if self._last and self._last != b"\n" else 0)
+
+    def commit(self) -> SpillRef:
+        self._flush()
+        assert self._fd is not None
+        os.fsync(self._fd)
+        os.close(self._fd)
+        self._fd = None
+        if self._hash is not None:  # same bytes, same name: same output for same input
+            self.name = _HEX.sub(f"-{self._hash.hexdigest()[:16]}.", self.name, count=1)
+        final = self.store.root / self.name
+        os.replace(self.temp, final)
+        self.ref = SpillRef(path=final, ref=self.name, size=self.size, lines=self.lines)
+        return self.ref
+
+    def abort(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self.ref is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.temp)
+
+    def __enter__(self) -> SpillWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None and self.ref is None:
+            self.commit()
+        self.abort()
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """A file of agentout's own in the store, as ``clean`` sees it."""
+
+    path: Path
+    size: int
+    mtime: float
+
+
+class SpillStore:
+    """A private directory of spilled files. See the module docstring for the guarantees."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).absolute()
+        self._pruned = False
+        self._ensure()
+
+    @classmethod
+    def default(cls) -> SpillStore:
+        """``$AGENTOUT_SPILL_DIR`` if set, else the user cache dir's ``spill`` directory."""
+        configured = os.environ.get(ENV_DIR)
+        if configured:
+            return cls(Path(configured).expanduser())
+        import platformdirs  # deferred: the CLI starts faster without it
+
+        return cls(Path(platformdirs.user_cache_dir("agentout")) / "spill")
+
+    def _ensure(self) -> None:
+        root = self.root
+        try:
+            info = os.lstat(root)
+        except FileNotFoundError:
+            try:
+                root.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                root.mkdir(mode=0o700)
+            except FileExistsError:
+                pass  # another process made it first; checked below like any existing one
+            except OSError as exc:
+                raise SpillError(f"{root}: cannot create the spill store: {exc.strerror}") from exc
+            info = os.lstat(root)
+        if stat.S_ISLNK(info.st_mode):
+            raise SpillError(f"{root}: the spill store is a symlink; refusing to use it")
+        if not stat.S_ISDIR(info.st_mode):
+            raise SpillError(f"{root}: the spill store is not a directory")
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            raise SpillError(f"{root}: the spill store is not owned by you; refusing to use it")
+        if stat.S_IMODE(info.st_mode) & 0o077:
+            try:
+                os.chmod(root, 0o700)
+            except OSError as exc:
+                raise SpillError(f"{root}: cannot make the spill store private: {exc}") from exc
+
+    # -- writing ----------------------------------------------------------------------
+
+    def open(self, *, kind: str, suffix: str = ".txt", by_content: bool = False) -> SpillWriter:
+        """Start a file; use as a context manager (commits on success, else removes it).
+
+        ``by_content`` names the file after a hash of its bytes instead of random bits, so
+        the same data gets the same reference (the store is private, so a name derived
+        from the content tells no one anything). The first file a store opens prunes
+        agentout's files past the retention first.
+        """
+        if not self._pruned:
+            self._pruned = True
+            with contextlib.suppress(OSError):
+                self.clean(DEFAULT_RETENTION_DAYS * 86400)
+        return SpillWriter(self, kind, suffix, by_content=by_content)
+
+    def write_text(self, text: str, *, kind: str, suffix: str = ".txt") -> SpillRef:
+        with self.open(kind=kind, suffix=suffix) as writer:
+            writer.write(text)
+            return writer.commit()
+
+    def write_lines(
+        self, lines: Iterable[str | bytes], *, kind: str, suffix: str = ".txt"
+    ) -> SpillRef:
+        """Stream ``lines`` to a new file, each written exactly as given (like ``writelines``:
+        no newline is added, so iterating a file and passing its lines reproduces it)."""
+        with self.open(kind=kind, suffix=suffix) as writer:
+            for line in lines:
+                writer.write(line)
+            return writer.commit()
+
+    # -- reading ----------------------------------------------------------------------
+
+    def resolve(self, ref: str) -> Path:
+        """The path of a spilled file, from its name or its full path in this store.
+
+        Refuses ``..``, other directories, symlinks, names agentout did not make, and
+        files that are gone, each with a message saying which.
+        """
+        self._ensure()
+        candidate = Path(ref)
+        if candidate.is_absolute() or len(candidate.parts) > 1:
+            parent = Path(os.path.abspath(candidate.parent))
+            if ".." in candidate.parts or parent != self.root:
+                raise SpillError(f"{ref}: not in the spill store ({self.root}); refusing it")
+        name = candidate.name
+        if not NAME_PATTERN.match(name):
+            raise SpillError(f"{ref}: not a file agentout spilled (names look like {_EXAMPLE})")
+        path = self.root / name
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            raise SpillError(
+                f"{ref}: no such spilled file in {self.root} (removed by `agentout clean`, "
+                f"or older than {DEFAULT_RETENTION_DAYS} days?); run the command again"
+            ) from None
+        if stat.S_ISLNK(info.st_mode):
+            raise SpillError(f"{ref}: is a symlink, not a spilled file; refusing to follow it")
+        if not stat.S_ISREG(info.st_mode) or _foreign(info):
+            raise SpillError(f"{ref}: not a file agentout spilled; refusing it")
+        return path
+
+    def open_ref(self, ref: str) -> BinaryIO:
+        """A spilled file opened for reading in binary, never through a symlink."""
+        path = self.resolve(ref)
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError as exc:  # swapped for a symlink, or removed, since resolve()
+            raise SpillError(f"{ref}: cannot open the spilled file: {exc.strerror}") from exc
+        handle = os.fdopen(fd, "rb")
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or _foreign(info):
+            handle.close()
+            raise SpillError(f"{ref}: changed while opening; refusing it")
+        return handle
+
+    # -- cleaning ---------------------------------------------------------------------
+
+    def files(self) -> list[StoredFile]:
+        """agentout's own files: regular, yours, named as agentout names them; by name."""
+        self._ensure()
+        out: list[StoredFile] = []
+        with os.scandir(self.root) as entries:
+            for entry in entries:
+                if not (NAME_PATTERN.match(entry.name) or TEMP_PATTERN.match(entry.name)):
+                    continue
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode) and not _foreign(info):
+                    out.append(StoredFile(Path(entry.path), info.st_size, info.st_mtime))
+        return sorted(out, key=lambda f: f.path.name)
+
+    def clean(self, older_than: float, *, dry_run: bool = False) -> list[StoredFile]:
+        """Remove agentout's files last modified more than ``older_than`` seconds ago."""
+        cutoff = time.time() - older_than
+        removed: list[StoredFile] = []
+        for stored in self.files():
+            if stored.mtime > cutoff:
+                continue
+            if not dry_run:
+                try:
+                    os.unlink(stored.path)  # unlink never follows a symlink
+                except FileNotFoundError:
+                    continue
+            removed.append(stored)
+        return removed
+
+
+_EXAMPLE = "20250101-run-0123456789abcdef.log"
+
+
+def _foreign(info: os.stat_result) -> bool:
+    return hasattr(os, "getuid") and info.st_uid != os.getuid()
