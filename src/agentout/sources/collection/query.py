@@ -1,0 +1,356 @@
+"""Querying a collection: select, order, view, pack, and spill what the page leaves out.
+
+``query(paths, ...)`` is everything ``agentout records`` does, as one call:
+
+1. load the records under ``paths`` (``load``), skipping and reporting bad files;
+2. keep those matching every ``where`` (exact, dotted paths) and the JMESPath ``filter``;
+3. order them: BM25 relevance to ``query`` (only records sharing a term match), or by
+   ``sort``, or as the files give them (then nothing is held in memory but one page);
+4. show the first page through ``pack`` with the ``agent`` or ``verbose`` preset;
+5. hybrid delivery: when the page does not show the whole matching set in full, the
+   complete set goes to the spill store as JSONL, and the result's summary names it
+   with its fields and the counts of its low-cardinality fields.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentout.deliver import Spool, check_mode, resolve_threshold
+from agentout.errors import InputError
+from agentout.fields import FieldSummary
+from agentout.formats import Format
+from agentout.pack import PRESETS, Packed, pack
+from agentout.records import Result, is_empty
+from agentout.sources.collection.load import Item, LoadReport, load
+from agentout.sources.collection.rank import id_key, rank, sort_items
+from agentout.sources.collection.views import (
+    MISSING,
+    MODES,
+    SEVERITY_FIELDS,
+    ViewSpec,
+    field_value,
+    to_record,
+)
+from agentout.spill import SpillRef, SpillStore
+from agentout.tokens import Tokenizer
+
+__all__ = ["Answer", "CollectionError", "Where", "query"]
+
+_MAX_COUNTED_FIELDS = 3
+_BATCH = 1024
+_HEX_NAME = re.compile(r"-[0-9a-f]{16}\.(?=[a-z0-9]+\Z)")
+
+
+class CollectionError(InputError):
+    """No input could be read at all; ``report.problems`` says why for each."""
+
+    def __init__(self, report: LoadReport) -> None:
+        self.report = report
+        problems = report.problems
+        if len(problems) == 1:
+            first = problems[0]
+            super().__init__(first.message, first.path, first.line, first.column)
+        elif problems:
+            super().__init__(f"no records: all {len(problems)} inputs were skipped")
+        else:
+            super().__init__("no input given")
+
+
+@dataclass(frozen=True)
+class Where:
+    """``FIELD=VALUE``: the value at a dotted path equals VALUE, compared as text
+    (``true``/``false``/``null`` for those, numbers by value); a list matches when any
+    element does."""
+
+    path: str
+    value: str
+
+    @classmethod
+    def parse(cls, text: str) -> Where:
+        path, sep, value = text.partition("=")
+        if not sep or not path:
+            raise ValueError(f"--where {text!r}: expected FIELD=VALUE, e.g. severity=high")
+        return cls(path, value)
+
+    def matches(self, data: Mapping[str, Any]) -> bool:
+        found = field_value(data, self.path)
+        if found is MISSING:
+            return False
+        values = found if isinstance(found, list) else [found]
+        return any(self._equal(v) for v in values)
+
+    def _equal(self, value: Any) -> bool:
+        if isinstance(value, bool) or value is None:
+            return self.value == {True: "true", False: "false", None: "null"}[value]
+        if isinstance(value, (int, float)):
+            try:
+                return float(self.value) == value
+            except ValueError:
+                return False
+        return isinstance(value, str) and value == self.value
+
+
+def _jmespath_true(value: Any) -> bool:
+    """JMESPath's truth: false, null and empty strings, lists and objects are false."""
+    return not (value is None or value is False or (is_empty(value) and value != 0))
+
+
+class _Filter:
+    def __init__(self, expression: str, report: LoadReport) -> None:
+        import jmespath  # deferred: only a --filter pays for it
+        from jmespath.exceptions import JMESPathError
+
+        try:
+            self.compiled = jmespath.compile(expression)
+        except JMESPathError as exc:
+            raise ValueError(f"--filter: {_one_line(exc)} (JMESPath)") from None
+        self.expression = expression
+        self.error_type = JMESPathError
+        self.report = report
+        self.errors = 0
+        self.first: str | None = None
+
+    def __call__(self, item: Item) -> bool:
+        try:
+            return _jmespath_true(self.compiled.search(item.data))
+        except self.error_type as exc:  # e.g. a function given null: no match, counted
+            self.errors += 1
+            self.first = self.first or f"{item.source}: {_one_line(exc)}"
+            return False
+
+    def close(self) -> None:
+        if self.errors:
+            self.report.problem(
+                InputError(
+                    f"--filter failed on {self.errors} record(s), counted as not matching "
+                    f"(first: {self.first})"
+                )
+            )
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The packed page, what was read, and the spilled complete set if there is one."""
+
+    packed: Packed
+    matched: int
+    report: LoadReport
+    spill: SpillRef | None = None
+    warning: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.packed.text
+
+
+def query(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    query: str | None = None,
+    where: Sequence[str | Where] = (),
+    filter: str | None = None,
+    sort: str | None = None,
+    mode: str = "agent",
+    limit: int | None = None,
+    max_tokens: int | None = None,
+    view: str | os.PathLike[str] | ViewSpec | None = None,
+    format: str | Format = "records",
+    tokenizer: str | Tokenizer | None = None,
+    delivery: str = "auto",
+    inline_threshold: int | None = None,
+    store: SpillStore | None = None,
+    sql: str | None = None,
+) -> Answer:
+    """Query a collection as ``agentout records`` does; see the module docstring.
+
+    ``mode`` is ``agent`` (3 records, 500 tokens) or ``verbose`` (10, no token limit);
+    ``limit`` and ``max_tokens`` override. ``delivery``: ``auto`` spills when the page
+    leaves something out, ``file`` always, ``inline`` never. ``sql`` selects and orders
+    with DuckDB instead (see ``sql``; the ``sql`` extra). Raises ``CollectionError``
+    when no input could be read; ``ValueError`` for a bad option.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
+    if limit is not None and limit < 1:
+        raise ValueError(f"--limit must be at least 1, got {limit}")
+    if query is not None and not query.strip():
+        raise ValueError("--query is empty")
+    conditions = [w if isinstance(w, Where) else Where.parse(w) for w in where]
+    if sql is not None and (conditions or any(o is not None for o in (query, filter, sort))):
+        raise ValueError(
+            "--sql selects and orders by itself: no --query, --where, --filter or --sort with it"
+        )
+    delivery_mode = check_mode(delivery)
+    spec = view if isinstance(view, ViewSpec) or view is None else ViewSpec.load(view)
+    report = LoadReport()
+    selector = _Filter(filter, report) if filter is not None else None
+
+    if sql is not None:
+        from agentout.sources.collection.sql import sql_items
+
+        ordered: Iterable[Item] = sql_items(paths, sql, report)
+    else:
+        ordered = _ordered(_selected(paths, report, conditions, selector), query, sort)
+    cap = limit if limit is not None else PRESETS[mode].max_records
+    assert cap is not None
+    spool = None
+    if delivery_mode != "inline":
+        spool = Spool(
+            threshold=resolve_threshold(inline_threshold),
+            mode=delivery_mode,
+            kind="records",
+            suffix=".jsonl",
+            store=store,
+        )
+    try:
+        page, matched, summary = _collect(ordered, cap, spool)
+    except BaseException:
+        if spool is not None:
+            spool.discard()
+        raise
+    if selector is not None:
+        selector.close()
+    if report.files == 0:
+        if spool is not None:
+            spool.discard()
+        raise CollectionError(report)
+
+    header: dict[str, Any] = {"view": mode, "files": report.files, "skipped": report.skipped}
+    if report.bad_lines:
+        header["bad_lines"] = report.bad_lines
+    records = [to_record(item, mode, spec) for item in page]
+
+    def packed(footer: Mapping[str, Any]) -> Packed:
+        result = Result.of(records, header, footer, total=matched)
+        return pack(
+            result,
+            format=format,
+            preset=mode,
+            max_records=cap,
+            max_tokens=max_tokens,
+            tokenizer=tokenizer,
+        )
+
+    first = packed({})
+    complete = not first.stats.truncated and all(
+        _whole(item, shown) for item, (_, shown) in zip(page, first.document.records, strict=True)
+    )
+    if spool is None or (delivery_mode == "auto" and complete):
+        if spool is not None:
+            spool.discard()
+        return Answer(first, matched, report)
+    if not spool.spilling:
+        spool.start()
+    ref = spool.commit()
+    if ref is None:  # the store failed: nothing spilled, and the result says so
+        header["warning"] = spool.warning
+        return Answer(packed({}), matched, report, warning=spool.warning)
+    ref = _named_by_content(ref, summary.digest)
+    return Answer(packed(_spill_footer(ref, summary.fields)), matched, report, spill=ref)
+
+
+def _selected(
+    paths: Iterable[str | os.PathLike[str]],
+    report: LoadReport,
+    conditions: Sequence[Where],
+    selector: _Filter | None,
+) -> Iterator[Item]:
+    for item in load(paths, report):
+        if all(c.matches(item.data) for c in conditions) and (selector is None or selector(item)):
+            yield item
+
+
+def _ordered(items: Iterable[Item], text: str | None, sort: str | None) -> Iterable[Item]:
+    """Relevance (then ``sort``), or ``sort`` (ties by id), or the files' own order,
+    streamed: only this last keeps nothing in memory."""
+    if text is not None:
+        ranked = [item for item, _ in rank(list(items), text)]
+        return sort_items(ranked, sort) if sort is not None else ranked
+    if sort is not None:
+        return sort_items(sorted(items, key=id_key), sort)
+    return items
+
+
+@dataclass
+class _Spilled:
+    """What the complete set's spill line says about it, gathered on the way."""
+
+    fields: FieldSummary
+    hasher: Any
+
+    @property
+    def digest(self) -> str:
+        digest: str = self.hasher.hexdigest()
+        return digest
+
+
+def _collect(
+    ordered: Iterable[Item], cap: int, spool: Spool | None
+) -> tuple[list[Item], int, _Spilled]:
+    """One pass: the first ``cap`` records, the count, and every record to the spool."""
+    summary = _Spilled(FieldSummary(), hashlib.sha256())
+    page: list[Item] = []
+    batch: list[Any] = []  # FieldSummary works a batch at a time, much faster so
+    matched = 0
+    for item in ordered:
+        matched += 1
+        if len(page) < cap:
+            page.append(item)
+        if spool is not None and not spool.failed:
+            line = item.json_line()
+            spool.write(line)
+            summary.hasher.update(line)
+            batch.append(item.data)
+            if len(batch) >= _BATCH:
+                summary.fields.add_many(batch)
+                batch.clear()
+    summary.fields.add_many(batch)
+    return page, matched, summary
+
+
+def _named_by_content(ref: SpillRef, digest: str) -> SpillRef:
+    """The spilled file renamed after its content, so the same query gives the same bytes
+    (a random name would change the output, its token count, even what fits the page).
+
+    The store is private (0700), so a name derived from the content gives nothing away;
+    the same set spilled twice the same day is one file.
+    """
+    name = _HEX_NAME.sub(f"-{digest[:16]}.", ref.ref, count=1)
+    path = ref.path.with_name(name)
+    try:
+        os.replace(ref.path, path)
+    except OSError:
+        return ref  # keep the random name: still correct, only not repeatable
+    return SpillRef(path=path, ref=name, size=ref.size, lines=ref.lines)
+
+
+def _whole(item: Item, view: Mapping[str, Any]) -> bool:
+    """Whether ``view`` shows every non-empty field of the record, unchanged."""
+    return all(view.get(k) == v for k, v in item.data.items() if not is_empty(v))
+
+
+def _spill_footer(ref: SpillRef, fields: FieldSummary) -> dict[str, Any]:
+    """Where the complete set is, its fields, and counts of its low-cardinality fields."""
+    footer: dict[str, Any] = {"spill": str(ref.path), "lines": ref.lines, "bytes": ref.size}
+    footer["fields"] = list(fields.fields)
+    counts: dict[str, Any] = {}
+    ranked = sorted(fields.fields, key=lambda name: name not in SEVERITY_FIELDS)  # stable
+    for name in ranked:
+        summary = fields.fields[name].view(name)
+        values = summary.get("counts")
+        # worth a look: some value repeats (not an id) and the values differ
+        if values and 1 < len(values) < summary["n"] and len(counts) < _MAX_COUNTED_FIELDS:
+            counts[name] = values
+    if counts:
+        footer["counts"] = counts
+    return footer
