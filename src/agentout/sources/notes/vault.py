@@ -1,0 +1,426 @@
+"""A folder of notes: found, parsed (or taken from the cache), ids checked, links resolved.
+
+Every ``*.md`` / ``*.markdown`` file under the folder is a note, hidden files and folders
+(``.obsidian``, ``.git``) aside; folder symlinks are not followed. A file that cannot be
+a note (broken front matter, binary data, over the size limit, an id another file has
+already taken) is skipped with a ``NoteError`` naming it, and the rest is served.
+
+The cache keeps what parsing found for each file, keyed by its size and modification
+time, so a second load parses only the files that changed. It lives in agentout's own
+cache directory (``$AGENTOUT_CACHE_DIR/notes`` or the user cache dir's ``notes``), never
+in the vault: a private directory (0700) of files (0600) written atomically, one per
+vault. A cache file that cannot be read is ignored (and rewritten); a cache folder that
+is not private (a symlink, another user's) or cannot be written is reported, not used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import functools
+import gc
+import hashlib
+import json
+import os
+import posixpath
+import stat
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentout.errors import AgentoutError, InputError
+from agentout.sources.notes.graph import Edge, Graph
+from agentout.sources.notes.parse import (
+    NOTE_SUFFIXES,
+    Link,
+    NoteError,
+    ParsedNote,
+    decode_note,
+    id_from_path,
+    parse_note,
+    split_front_matter,
+)
+
+__all__ = [
+    "ENV_CACHE_DIR",
+    "MAX_NOTE_BYTES",
+    "UnknownNoteError",
+    "Vault",
+    "default_cache_dir",
+    "load_vault",
+    "paused_gc",
+]
+
+ENV_CACHE_DIR = "AGENTOUT_CACHE_DIR"
+MAX_NOTE_BYTES = 10 * 1024 * 1024
+# Bump when parsing changes what it finds: older caches are then ignored, not misread.
+_CACHE_VERSION = 1
+
+
+class UnknownNoteError(AgentoutError):
+    """An id asked for that no note in the vault has."""
+
+
+@dataclass(frozen=True)
+class Vault:
+    """The notes of one folder by id (in id order), their edges, and the files skipped.
+
+    ``name`` is the folder as the caller gave it; messages name files under it.
+    ``parsed`` counts the files parsed by this load, the others came from the cache.
+    """
+
+    root: Path
+    name: str
+    notes: Mapping[str, ParsedNote]
+    graph: Graph
+    problems: tuple[NoteError, ...]
+    files: int
+    parsed: int
+    cache_warning: str | None = None
+    _lookup: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def skipped(self) -> int:
+        return len(self.problems)
+
+    def find(self, name: str) -> str:
+        """The id of the note ``name`` designates: an id, a path, or a file name."""
+        found = _resolve_name(name, self._lookup)
+        if found is None:
+            close = difflib.get_close_matches(name, list(self.notes), n=3)
+            hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+            raise UnknownNoteError(f"no note {name!r} in {self.name}{hint}")
+        return found
+
+    def body(self, note_id: str) -> str:
+        """The note's Markdown body as the file has it now, front matter left out."""
+        note = self.notes[note_id]
+        display = self.display(note.path)
+        try:
+            data = (self.root / note.path).read_bytes()
+        except OSError as exc:
+            raise NoteError(f"cannot read: {exc.strerror}", display) from None
+        _, body, _ = split_front_matter(decode_note(data, display), display)
+        return body.strip("\n")
+
+    def display(self, relative: str) -> str:
+        return _display(self.name, relative)
+
+
+def _display(name: str, relative: str) -> str:
+    """How messages name a note file: under the folder as the user gave it."""
+    return posixpath.join(name, relative) if name not in ("", ".") else relative
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cycle collector while making many acyclic objects, then restore it.
+
+    A large vault makes hundreds of thousands of small tuples and strings; the collector,
+    triggered by allocation counts alone, would rescan them all again and again (it
+    roughly doubles the time of a warm load). Nothing made here forms a cycle.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def default_cache_dir() -> Path:
+    configured = os.environ.get(ENV_CACHE_DIR)
+    if configured:
+        return Path(configured).expanduser() / "notes"
+    import platformdirs  # deferred: the CLI starts faster without it
+
+    return Path(platformdirs.user_cache_dir("agentout")) / "notes"
+
+
+def load_vault(
+    root: str | os.PathLike[str],
+    *,
+    cache: bool = True,
+    cache_dir: Path | None = None,
+    max_note_bytes: int = MAX_NOTE_BYTES,
+) -> Vault:
+    """Load the notes under ``root``; see the module docstring for what is skipped."""
+    with paused_gc():
+        return _load(root, cache, cache_dir, max_note_bytes)
+
+
+def _load(
+    root: str | os.PathLike[str], cache: bool, cache_dir: Path | None, max_note_bytes: int
+) -> Vault:
+    name = os.fspath(root)
+    path = Path(root)
+    if not path.is_dir():
+        raise InputError("not a folder of notes", name)
+    cache_file, warning = None, None
+    if cache:
+        directory = cache_dir or default_cache_dir()
+        try:  # checked before reading too: a cache another user can write is no cache
+            _private_dir(directory)
+            cache_file = _cache_file(path, directory)
+        except OSError as exc:
+            warning = f"cannot use the notes cache in {directory}: {exc.strerror or exc}"
+    cached = _read_cache(cache_file) if cache_file else {}
+    fresh: dict[str, Any] = {}
+    parsed: list[ParsedNote] = []
+    problems: list[NoteError] = []
+    files = reparsed = 0
+    display = functools.partial(_display, name)
+
+    for relative, info in _walk(path, problems, display):
+        files += 1
+        if info.st_size > max_note_bytes:
+            limit = f"{info.st_size:,} bytes, over the {max_note_bytes:,}-byte limit"
+            problems.append(NoteError(f"note is {limit}; skipped", display(relative)))
+            continue
+        key = [info.st_size, info.st_mtime_ns]
+        entry = cached.get(relative)
+        outcome = _from_cache(entry, key, relative) if entry is not None else None
+        if outcome is None:
+            reparsed += 1
+            outcome = _parse_file(path, relative)
+            entry = [*key, _to_cache(outcome)]
+        fresh[relative] = entry
+        if isinstance(outcome, NoteError):
+            problems.append(NoteError(outcome.message, display(relative), outcome.line))
+        else:
+            parsed.append(outcome)
+
+    if cache_file is not None and (reparsed or fresh.keys() != cached.keys()):
+        warning = _write_cache(cache_file, path, fresh)
+    notes = _unique(parsed, problems, display)
+    lookup = _lookup_table(notes)
+    graph = Graph(_edges(notes, lookup))
+    problems.sort(key=lambda p: (p.path or "", p.line or 0))
+    return Vault(path, name, notes, graph, tuple(problems), files, reparsed, warning, lookup)
+
+
+# -- finding and parsing files ------------------------------------------------------------
+
+
+def _walk(
+    root: Path, problems: list[NoteError], display: Callable[[str], str]
+) -> Iterator[tuple[str, os.stat_result]]:
+    """(vault-relative POSIX path, stat) of every note file, in path order (the names in
+    each folder sorted by code point, a subfolder's notes where its name sorts)."""
+
+    def scan(directory: str, prefix: str) -> Iterator[tuple[str, os.stat_result]]:
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as exc:
+            problems.append(NoteError(f"cannot list: {exc.strerror}", display(prefix or ".")))
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            relative = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                yield from scan(entry.path, relative + "/")
+            elif entry.name.endswith(NOTE_SUFFIXES):
+                try:
+                    info = entry.stat()  # follows a file symlink
+                except OSError as exc:
+                    problems.append(NoteError(f"cannot read: {exc.strerror}", display(relative)))
+                    continue
+                if stat.S_ISREG(info.st_mode):
+                    yield relative, info
+
+    yield from scan(os.fspath(root), "")
+
+
+def _parse_file(root: Path, relative: str) -> ParsedNote | NoteError:
+    try:
+        data = (root / relative).read_bytes()
+    except OSError as exc:
+        return NoteError(f"cannot read: {exc.strerror}", relative)
+    try:
+        return parse_note(data, relative)
+    except NoteError as exc:
+        return exc
+    except RecursionError:  # a pathological nesting depth in the Markdown itself
+        return NoteError("Markdown nested too deeply to read", relative)
+
+
+def _unique(
+    parsed: list[ParsedNote], problems: list[NoteError], display: Callable[[str], str]
+) -> dict[str, ParsedNote]:
+    """Notes by id, in id order; a second file with a taken id is skipped, naming both."""
+    by_id: dict[str, ParsedNote] = {}
+    for note in parsed:  # path order: the first file keeps the id
+        first = by_id.get(note.id)
+        if first is not None:
+            other = f"{display(first.path)}:{first.id_line}"
+            message = f"duplicate id {note.id!r}, already taken by {other}; skipped"
+            problems.append(NoteError(message, display(note.path), note.id_line))
+            continue
+        by_id[note.id] = note
+    return {note_id: by_id[note_id] for note_id in sorted(by_id)}
+
+
+# -- resolving links ----------------------------------------------------------------------
+
+
+def _lookup_table(notes: Mapping[str, ParsedNote]) -> dict[str, str]:
+    """Every name a link may use for a note -> its id, strongest claim first.
+
+    Ids, then paths (with and without suffix), then file names; then the same folded
+    to lower case. A weaker name never takes a stronger one's place; among equals, the
+    note first in id order wins.
+    """
+    tiers: list[dict[str, str]] = [{}, {}, {}]
+    for note_id, note in notes.items():
+        tiers[0].setdefault(note_id, note_id)
+        tiers[1].setdefault(note.path, note_id)
+        tiers[1].setdefault(id_from_path(note.path), note_id)
+        tiers[2].setdefault(posixpath.basename(id_from_path(note.path)), note_id)
+    table: dict[str, str] = {}
+    for tier in tiers:
+        for name, note_id in tier.items():
+            table.setdefault(name, note_id)
+    for tier in tiers:
+        for name, note_id in tier.items():
+            table.setdefault("\0" + name.casefold(), note_id)
+    return table
+
+
+def _resolve_name(name: str, table: Mapping[str, str]) -> str | None:
+    name = name.strip()
+    return table.get(name) or table.get("\0" + name.casefold())
+
+
+def _edges(notes: Mapping[str, ParsedNote], table: Mapping[str, str]) -> Iterator[Edge]:
+    """Each note's links as edges: one per (source, target, type), the first written kept
+    (typed front matter links come before body links), links to the note itself dropped."""
+    seen: set[tuple[str, str, str]] = set()
+    for note_id, note in notes.items():
+        for link in note.links:
+            edge = _edge(note_id, link, table)
+            if edge is None or edge.target == note_id:
+                continue
+            key = (edge.source, edge.target, edge.type)
+            if key not in seen:
+                seen.add(key)
+                yield edge
+
+
+def _edge(source: str, link: Link, table: Mapping[str, str]) -> Edge | None:
+    if link.via == "markdown":
+        target = table.get(link.target) or table.get(id_from_path(link.target))
+        if target is None and not link.target.endswith(NOTE_SUFFIXES):
+            return None  # an extensionless path that is no note: a folder, a page
+    else:
+        target = _resolve_name(link.target, table)
+        if target is None and link.target.endswith(NOTE_SUFFIXES):
+            target = _resolve_name(id_from_path(link.target), table)
+    if target is None:
+        return Edge(source, link.target, link.type, link.via, link.line, link.heading, True)
+    return Edge(source, target, link.type, link.via, link.line, link.heading)
+
+
+# -- the cache ----------------------------------------------------------------------------
+
+
+def _cache_file(root: Path, cache_dir: Path) -> Path:
+    digest = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:32]
+    return cache_dir / f"vault-{digest}.json"
+
+
+def _read_cache(cache_file: Path) -> dict[str, Any]:
+    """The cached entries by path; anything unexpected reads as an empty cache."""
+    try:
+        data = json.loads(cache_file.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != _stamp():
+        return {}
+    files = data.get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def _stamp() -> str:
+    from agentout import __version__
+
+    return f"{_CACHE_VERSION}:{__version__}"
+
+
+def _to_cache(outcome: ParsedNote | NoteError) -> list[Any]:
+    if isinstance(outcome, NoteError):
+        return ["error", outcome.message, outcome.line]
+    links = [[k.target, k.type, k.via, k.line, k.heading] for k in outcome.links]
+    return [
+        "note",
+        outcome.id,
+        outcome.title,
+        outcome.type,
+        list(outcome.tags),
+        outcome.summary,
+        links,
+        outcome.id_line,
+    ]
+
+
+def _from_cache(entry: Any, key: list[int], relative: str) -> ParsedNote | NoteError | None:
+    """The cached outcome if the file is unchanged and the entry well formed, else None."""
+    try:
+        size, mtime, payload = entry
+        if [size, mtime] != key:
+            return None
+        if payload[0] == "error":
+            return NoteError(str(payload[1]), relative, payload[2])
+        _, note_id, title, kind, tags, summary, links, id_line = payload
+        return ParsedNote(
+            path=relative,
+            id=note_id,
+            title=title,
+            type=kind,
+            tags=tuple(tags),
+            summary=summary,
+            links=tuple(Link(*link) for link in links),
+            id_line=id_line,
+        )
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _private_dir(path: Path) -> None:
+    """Create ``path`` (and its parent) as 0700; refuse a symlink or another's folder.
+
+    As the spill store does (``agentout.spill``), for the same reasons.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(mode=0o700)
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise OSError(f"{path} is not a directory")
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise OSError(f"{path} is not owned by you")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        os.chmod(path, 0o700)
+
+
+def _write_cache(cache_file: Path, root: Path, files: Mapping[str, Any]) -> str | None:
+    """Write the cache atomically (0600 temporary file, then rename); a message if not."""
+    document = {"version": _stamp(), "root": os.fsdecode(root.resolve()), "files": files}
+    temp: str | None = None
+    try:
+        fd, temp = tempfile.mkstemp(prefix=".vault-", suffix=".tmp", dir=cache_file.parent)
+        with os.fdopen(fd, "wb") as out:  # dumps, not dump: dump encodes in small pieces
+            out.write(json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode())
+        os.replace(temp, cache_file)
+        temp = None
+    except OSError as exc:
+        return f"cannot write the notes cache in {cache_file.parent}: {exc.strerror or exc}"
+    finally:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+    return None
