@@ -4,6 +4,7 @@ whole records only, in order, as many as fit, exact counts, identical bytes ever
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -178,3 +179,40 @@ def test_empty_result_still_has_header() -> None:
     assert kind == "H"
     assert fields["total"] == 0
     assert fields["tokens"] == count(packed.text)
+
+
+class _Words:
+    """A tokenizer where the header's number is not a token of its own (it joins a word)."""
+
+    name = "words"
+
+    def count(self, text: str) -> int:
+        return len(text.split())
+
+
+class _NoFixedPoint:
+    """Counts one more than the largest number in the text: no count can describe itself."""
+
+    name = "no-fixed-point"
+
+    def count(self, text: str) -> int:
+        return 1 + max((int(n) for n in re.findall(r"\d+", text)), default=0)
+
+
+@pytest.mark.parametrize("tokenizer", ["chars4", "cl100k_base", _Words()])
+@settings(max_examples=60, deadline=None)
+@given(result=results, max_tokens=st.integers(0, 300))
+def test_exact_count_with_any_tokenizer(tokenizer: Any, result: Result, max_tokens: int) -> None:
+    packed = pack(result, max_tokens=max_tokens, tokenizer=tokenizer)
+    counter = get_tokenizer(tokenizer)
+    assert packed.stats.tokens == counter.count(packed.text)
+    assert packed.stats.tokenizer == counter.name
+    if not packed.stats.over_budget:
+        assert packed.stats.tokens <= max_tokens
+
+
+def test_tokenizer_without_a_self_consistent_count_is_refused_clearly() -> None:
+    from agentout.errors import AgentoutError
+
+    with pytest.raises(AgentoutError, match="no-fixed-point: no number n"):
+        pack(Result.of([Record.of({"a": 1})]), tokenizer=_NoFixedPoint())

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from agentout.errors import AgentoutError
 from agentout.formats import Format, get_format
 from agentout.records import Document, Record, Result, Stats
 from agentout.tokens import Tokenizer, count_until, get_tokenizer
@@ -128,18 +129,34 @@ class _Packer:
     def render(self) -> tuple[str, Document]:
         """Render with the exact token count of the very text rendered.
 
-        The count appears in the text, so iterate to a fixed point: the count of a number
-        never falls as the number grows, so raising the guess converges in a few steps.
+        The count appears in the text, so it is a fixed point. When the number is its own
+        pre-token (true of the built-in tokenizers), count(text) = rest + count(number):
+        one render gives ``rest`` and ``predict`` finds the fixed point, which a second
+        render confirms. Otherwise a short search over nearby numbers finds one.
         """
         guess = 0
-        for _ in range(16):
+        tried: set[int] = set()
+        for _ in range(64):
+            tried.add(guess)
             document = self.document(guess)
             text = self.fmt.render(document)
             tokens = self.tokenizer.count(text)
             if tokens == guess:
                 return text, document
-            guess = max(tokens, guess + 1) if tokens < guess else tokens
-        raise RuntimeError("token count of the header did not settle")  # pragma: no cover
+            guess = self.predict(guess, tokens)
+            if guess in tried:  # the prediction is off for this tokenizer: walk upward
+                guess = max(tried) + 1
+        raise AgentoutError(
+            f"tokenizer {self.tokenizer.name}: no number n makes the output count n tokens"
+        )
+
+    def predict(self, guess: int, tokens: int) -> int:
+        """The smallest n with rest + count(str(n)) == n, if the count is context-free."""
+        rest = tokens - self.tokenizer.count(str(guess))
+        for width in range(0, 64):
+            if self.tokenizer.count(str(rest + width)) == width:
+                return rest + width
+        return tokens
 
     # -- the four steps --------------------------------------------------------------
 
