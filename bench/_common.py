@@ -1,0 +1,142 @@
+"""Shared helpers for the benchmarks: side-by-side timing, quick mode, Markdown tables.
+
+Machines running the benchmarks are shared and noisy, so nothing here reports a lone
+time: ``race`` runs the contenders in interleaved rounds (alternating who goes first),
+and every section reports each contender's best and median beside their ratio. Pure
+computation in this process is best timed with ``clock=CPU`` (``time.process_time``):
+waiting for a core another job holds does not count, which wall time on a loaded
+2-core machine would. Anything spanning other processes or I/O needs the wall clock.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = ROOT.parent / "shared" / "data"
+QUICK_ENV = "AGENTOUT_BENCH_QUICK"
+WALL = time.perf_counter
+CPU = time.process_time
+
+
+def reference_encoding(name: str, cache_dir: str) -> Any:
+    """tiktoken's encoding ``name``, loaded offline by tests/reference_tiktoken.py."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.reference_tiktoken import reference_encoding as load
+
+    return load(name, cache_dir)
+
+
+def quick() -> bool:
+    """Smoke mode (``bench/run.py --quick``): smaller inputs, fewer rounds, same code paths."""
+    return os.environ.get(QUICK_ENV, "") not in ("", "0")
+
+
+def rounds(full: int, smoke: int = 2) -> int:
+    return smoke if quick() else full
+
+
+def per_call(
+    fn: Callable[[], Any], min_seconds: float = 0.05, clock: Callable[[], float] = WALL
+) -> float:
+    """Seconds per call of ``fn``, looping so one sample lasts at least ``min_seconds``.
+
+    Fast calls (microseconds) are timed over many loops, like ``timeit.autorange``.
+    """
+    loops = 1
+    while True:
+        start = clock()
+        for _ in range(loops):
+            fn()
+        elapsed = clock() - start
+        if elapsed >= min_seconds or loops >= 1 << 20:
+            return elapsed / loops
+        loops *= 2 if elapsed > min_seconds / 10 else 10
+
+
+@dataclass(frozen=True)
+class Timing:
+    """All samples of one contender, in seconds per call."""
+
+    samples: tuple[float, ...]
+
+    @property
+    def best(self) -> float:
+        return min(self.samples)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+
+def race(
+    contenders: dict[str, Callable[[], Any]], n: int, clock: Callable[[], float] = WALL
+) -> dict[str, Timing]:
+    """Time every contender ``n`` times in interleaved rounds, rotating who goes first.
+
+    Each contender is called once first as a warm-up (tables loaded, caches filled).
+    ``clock`` is ``WALL`` (the default) or ``CPU`` for pure in-process computation.
+    """
+    names = list(contenders)
+    for fn in contenders.values():
+        fn()
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(n):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            samples[name].append(per_call(contenders[name], clock=clock))
+    return {name: Timing(tuple(values)) for name, values in samples.items()}
+
+
+def paired_ratio(slow: Timing, fast: Timing) -> float:
+    """Median over rounds of slow/fast, each round's pair timed back to back.
+
+    Robust to the machine's load drifting between rounds, which a ratio of the two
+    medians is not.
+    """
+    return statistics.median(s / f for s, f in zip(slow.samples, fast.samples, strict=True))
+
+
+def seconds(value: float) -> str:
+    """A time with a unit a reader can take in at a glance."""
+    if value >= 1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.1f} ms"
+    return f"{value * 1e6:.1f} µs"
+
+
+def ratio(value: float) -> str:
+    return f"{value:,.0f}×" if value >= 100 else f"{value:.2f}×"
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A Markdown table; numbers right-aligned, everything else left-aligned."""
+
+    def align(index: int) -> str:
+        numeric = all(isinstance(row[index], (int, float)) for row in rows) and rows
+        return "---:" if numeric else "---"
+
+    def cell(value: object) -> str:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return f"{value:,}"
+        return str(value).replace("|", "\\|")
+
+    lines = [
+        "| " + " | ".join(headers) + " |",
+        "| " + " | ".join(align(i) for i in range(len(headers))) + " |",
+    ]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)

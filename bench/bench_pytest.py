@@ -1,0 +1,279 @@
+"""pytest's own output against the agent report, in tokens; and the plugin's cost in time.
+
+    python bench/bench_pytest.py                      # prints the Markdown section
+    AGENTOUT_BENCH_RUNS=9 python bench/bench_pytest.py  # more timing rounds (default 5)
+    AGENTOUT_BENCH_SCALE=0.25 python bench/bench_pytest.py  # a quicker, smaller suite
+
+Suites: the bundled examples/failing_suite, and CPython's own test_textwrap.py run
+against a copy of textwrap.py with three bugs injected (a real suite, offline). Every
+pytest run is a subprocess in a clean environment: no agent variables, COLUMNS=80 (what
+a pipe gets), CI unset (pytest would stop truncating its summary lines). Tokens are
+exact o200k_base counts of stdout. The overhead suite is generated: ~700 tests and
+~20,000 subtests at scale 1 (the default; about a minute in all on 2 cores).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from agentout.formats.records import parse  # noqa: E402
+from agentout.sources.testing.settings import AGENT_ENV_VARS, FOCUS_MODES, SETTINGS  # noqa: E402
+from agentout.tokens import count  # noqa: E402
+
+BUNDLED = ROOT / "examples" / "failing_suite"
+COMMON = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+PEERS = {
+    "pytest (default)": (),
+    "pytest -q --tb=short": ("-q", "--tb=short"),
+    "pytest -q --tb=no -rf": ("-q", "--tb=no", "-rf"),
+}
+
+# Three bugs for CPython's textwrap: an off-by-one in wrapping (a cascade), indent()
+# prefixing blank lines, shorten() keeping runs of spaces.
+TEXTWRAP_BUGS = (
+    ("width = self.width - len(indent)\n", "width = self.width - len(indent) - 1\n"),
+    ("            return line.strip()\n", "            return line.strip('\\n')\n"),
+    (
+        "return w.fill(' '.join(text.strip().split()))",
+        "return w.fill(' '.join(text.split(' ')))",
+    ),
+)
+
+
+def _env(spill: Path, columns: int = 80) -> dict[str, str]:
+    drop = {*AGENT_ENV_VARS, "AGENTOUT_AGENT", *(s.env for s in SETTINGS), "CI"}
+    drop |= {"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD"}
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env.update(COLUMNS=str(columns), AGENTOUT_SPILL_DIR=str(spill), PYTHONDONTWRITEBYTECODE="1")
+    return env
+
+
+def _pytest(cwd: Path, args: Sequence[str], env: dict[str, str]) -> tuple[str, float, int]:
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *COMMON, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return done.stdout, time.perf_counter() - start, done.returncode
+
+
+# -- what the agent report must say ------------------------------------------------------
+
+
+def _expected_failures(cwd: Path, env: dict[str, str]) -> set[str]:
+    """Every failing node id as pytest itself lists them (wide, so nothing is cut)."""
+    out, _, _ = _pytest(cwd, ("-q", "--tb=no", "-rfE"), {**env, "COLUMNS": "1000"})
+    ids = set()
+    for line in out.splitlines():
+        match = re.match(r"(?:FAILED|ERROR|SUBFAILED\S*) (\S+?)(?: - .*)?$", line)
+        if match:
+            ids.add(match.group(1))
+    return ids
+
+
+def _named(report: str) -> set[str]:
+    """The node ids an agent report names (subtests count as their test)."""
+    ids = set()
+    for kind, fields in parse(report):
+        if kind != "R":
+            continue
+        file = fields["file"]
+        if "test" not in fields and "tests" not in fields:
+            ids.add(file)  # a module that did not collect
+            continue
+        names = [re.sub(r" L\d+$", "", n) for n in fields.get("tests", [])]
+        if "ids" in fields:
+            names += [f"{fields['test']}[{i}]" for i in fields["ids"]]
+        elif "test" in fields:
+            names.append(fields["test"])
+        ids.update(f"{file}::{re.sub(r' [(#].*$', '', n)}" for n in names)
+    return ids
+
+
+def _causes_complete(report: str) -> tuple[int, int]:
+    """(root causes, of them those with location, error type and expected/got or message)."""
+    causes = complete = 0
+    for kind, fields in parse(report):
+        if kind == "R" and "type" in fields:
+            causes += 1
+            located = "origin" in fields or "L" in fields
+            said = ("expected" in fields and "got" in fields) or "msg" in fields
+            complete += located and said
+    return causes, complete
+
+
+def _token_table(name: str, cwd: Path, spill: Path) -> list[str]:
+    env = _env(spill)
+    rows: list[tuple[str, int]] = []
+    for label, args in PEERS.items():
+        out, _, _ = _pytest(cwd, args, env)
+        rows.append((label, count(out)))
+    reports: dict[str, str] = {}
+    for focus in FOCUS_MODES:
+        out, _, _ = _pytest(cwd, ("--agent", f"--agent-focus={focus}"), env)
+        reports[focus] = out
+        rows.append((f"agent report, focus {focus}", count(out)))
+    default = rows[0][1]
+    lines = [
+        f"#### {name}",
+        "",
+        "| output | tokens | vs pytest's default |",
+        "| --- | ---: | ---: |",
+        *(f"| {label} | {n:,} | {n / default:.1%} |" for label, n in rows),
+        "",
+    ]
+    report = reports["failures"]
+    agent, rf = count(report), dict(rows)["pytest -q --tb=no -rf"]
+    expected = _expected_failures(cwd, env)
+    named = _named(report)
+    causes, complete = _causes_complete(report)
+    lines += [
+        f"- focus failures: {agent / default:.1%} of the default output "
+        f"({'meets' if agent <= 0.1 * default else 'misses'} the 10% goal), "
+        f"{agent / rf:.0%} of `-q --tb=no -rf` "
+        f"({'meets' if agent <= rf else 'misses'} the no-more-than goal)",
+        f"- failing tests named: {len(expected & named)} of {len(expected)}"
+        + (f" (missing: {', '.join(sorted(expected - named))})" if expected - named else ""),
+        f"- root causes: {causes}, each with a location, the error type and expected vs got "
+        f"or the message: {complete} of {causes}",
+        "",
+    ]
+    return lines
+
+
+def _textwrap_suite(tmp: Path) -> Path | None:
+    """CPython's test_textwrap.py against textwrap.py with TEXTWRAP_BUGS; None if the
+    installed Python ships no tests or another textwrap."""
+    spec = importlib.util.find_spec("test.test_textwrap")
+    if spec is None or spec.origin is None:
+        return None
+    import textwrap
+
+    source = Path(textwrap.__file__).read_text(encoding="utf-8")
+    for old, new in TEXTWRAP_BUGS:
+        if source.count(old) != 1:
+            return None
+        source = source.replace(old, new)
+    tests = Path(spec.origin).read_text(encoding="utf-8")
+    if tests.count("from textwrap import ") != 1:
+        return None
+    suite = tmp / "textwrap_suite"
+    suite.mkdir()
+    (suite / "pytest.ini").write_text("[pytest]\n")
+    (suite / "textwrap_injected.py").write_text(source, encoding="utf-8")
+    tests = tests.replace("from textwrap import ", "from textwrap_injected import ")
+    (suite / "test_textwrap.py").write_text(tests, encoding="utf-8")
+    return suite
+
+
+# -- overhead ----------------------------------------------------------------------------
+
+_GENERATED = """
+import pytest
+
+@pytest.mark.parametrize("n", range({tests}))
+def test_value(n):
+    assert (n * 7) % 1000 != 999
+
+def test_subtests(subtests):
+    for n in range({subtests}):
+        with subtests.test(n=n):
+            assert n >= 0
+"""
+
+
+def _generate(tmp: Path, scale: float) -> tuple[Path, int, int]:
+    files = 35
+    tests = max(1, round(20 * scale))
+    subtests = max(1, round(20_000 * scale / files))
+    suite = tmp / "generated"
+    suite.mkdir()
+    (suite / "pytest.ini").write_text("[pytest]\n")
+    for i in range(files):
+        body = _GENERATED.format(tests=tests - 1, subtests=subtests)
+        if i % 7 == 0:  # a few failures, so the report has something to say
+            body += "\ndef test_broken():\n    assert {'a': 1} == {'a': 2}\n"
+        else:
+            body += "\ndef test_fine():\n    pass\n"
+        (suite / f"test_gen_{i:02}.py").write_text(body)
+    return suite, files * (tests + 1), files * subtests
+
+
+def _overhead(tmp: Path, spill: Path, scale: float, rounds: int) -> list[str]:
+    suite, tests, subtests = _generate(tmp, scale)
+    env = _env(spill)
+    plain: list[float] = []
+    agent: list[float] = []
+    for _ in range(rounds):  # alternate, so both see the same machine load
+        plain.append(_pytest(suite, (), env)[1])
+        agent.append(_pytest(suite, ("--agent",), env)[1])
+    best_p, best_a = min(plain), min(agent)
+    mid_p, mid_a = statistics.median(plain), statistics.median(agent)
+    return [
+        "#### Plugin overhead",
+        "",
+        f"A generated suite of {tests:,} tests and {subtests:,} subtests (scale {scale:g}); "
+        f"wall time of the whole pytest process, {rounds} alternating runs each. The machine "
+        "is shared, so the best run is the estimate (as `timeit` does) and the median is "
+        "shown for the noise:",
+        "",
+        "| run | best s | median s |",
+        "| --- | ---: | ---: |",
+        f"| pytest | {best_p:.2f} | {mid_p:.2f} |",
+        f"| pytest --agent | {best_a:.2f} | {mid_a:.2f} |",
+        "",
+        f"- overhead: {(best_a - best_p) / best_p:+.1%} of the suite's wall time, best runs "
+        f"({'meets' if best_a - best_p <= 0.03 * best_p else 'misses'} the 3% goal); "
+        f"medians {(mid_a - mid_p) / mid_p:+.1%}",
+        "",
+    ]
+
+
+def main() -> str:
+    scale = float(os.environ.get("AGENTOUT_BENCH_SCALE", "1"))
+    rounds = int(os.environ.get("AGENTOUT_BENCH_RUNS", "5"))
+    with tempfile.TemporaryDirectory(prefix="agentout-bench-") as name:
+        tmp = Path(name)
+        spill = tmp / "spill"
+        lines = [
+            "### Test output for agents (bench_pytest)",
+            "",
+            "Tokens (o200k_base) of what each command prints, on the same suite. The agent "
+            "report is the pytest plugin's (`pytest --agent`), default budget 5000.",
+            "",
+        ]
+        work = tmp / "failing_suite"
+        shutil.copytree(BUNDLED, work, ignore=shutil.ignore_patterns("__pycache__"))
+        lines += _token_table("examples/failing_suite (bundled)", work, spill)
+        textwrap_suite = _textwrap_suite(tmp)
+        if textwrap_suite is None:
+            lines += ["CPython's test_textwrap.py is not installed here: skipped.", ""]
+        else:
+            lines += _token_table(
+                "CPython's test_textwrap.py, 3 bugs injected into textwrap.py",
+                textwrap_suite,
+                spill,
+            )
+        lines += _overhead(tmp, spill, scale, rounds)
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(main())

@@ -1,0 +1,128 @@
+"""CLI start-up: ``agentout --help`` against a bare Python and against ``import click``.
+
+Each run is a fresh process, timed from spawn to exit; the three commands take turns.
+Which modules ``--help`` imports comes from Python's own ``-X importtime`` report.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from _common import Timing, paired_ratio, quick, ratio, seconds, table, verdict
+
+HEAVY = ("bpe_openai", "rich", "toon_format", "tiktoken")
+LIMIT_SECONDS = 0.200
+_HEADERS = ["command", "wall median", "wall best", "CPU median"]
+_HEADERS += ["agentout --help ÷ this (wall)", "(CPU)"]
+_IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \| *(\S+)")
+
+
+def agentout_command() -> list[str]:
+    """The installed console script beside this interpreter (what a user runs)."""
+    script = Path(sys.executable).parent / "agentout"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from agentout.cli import main; main()"]
+
+
+def _commands() -> dict[str, list[str]]:
+    return {
+        "agentout --help": [*agentout_command(), "--help"],
+        "python -c pass": [sys.executable, "-c", "pass"],
+        'python -c "import click"': [sys.executable, "-c", "import click"],
+    }
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONPROFILEIMPORTTIME", None)
+    return env
+
+
+def _run(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one run of ``command``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu
+
+
+def time_commands(n: int) -> dict[str, tuple[Timing, Timing]]:
+    """(wall, CPU) times of each command, ``n`` runs each, in rotating interleaved order."""
+    commands, env = _commands(), _environment()
+    names = list(commands)
+    for name in names:  # warm the file cache
+        _run(commands[name], env)
+    walls: dict[str, list[float]] = {name: [] for name in names}
+    cpus: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(n):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            wall, cpu = _run(commands[name], env)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    return {name: (Timing(tuple(walls[name])), Timing(tuple(cpus[name]))) for name in names}
+
+
+def imported_modules() -> list[tuple[str, int, int]]:
+    """(module, self µs, cumulative µs) for every import ``agentout --help`` makes."""
+    env = {**_environment(), "PYTHONPROFILEIMPORTTIME": "1"}
+    done = subprocess.run(
+        [*agentout_command(), "--help"], env=env, capture_output=True, text=True, check=True
+    )
+    out = []
+    for line in done.stderr.splitlines():
+        match = _IMPORT_LINE.match(line)
+        if match:
+            out.append((match[3], int(match[1]), int(match[2])))
+    return out
+
+
+def main() -> str:
+    n = 5 if quick() else 15
+    timings = time_commands(n)
+    ours, ours_cpu = timings["agentout --help"]
+    rows: list[list[object]] = []
+    for name, (wall, cpu) in timings.items():
+        row: list[object] = [f"`{name}`", seconds(wall.median), seconds(wall.best)]
+        row += [seconds(cpu.median), ratio(paired_ratio(ours, wall))]
+        rows.append([*row, ratio(paired_ratio(ours_cpu, cpu))])
+    modules = imported_modules()
+    names = {name for name, _, _ in modules}
+    heavy = sorted(h for h in HEAVY if any(n == h or n.startswith(h + ".") for n in names))
+    top = sorted(modules, key=lambda m: -m[1])[:8]
+    top_rows: list[list[object]] = [
+        [f"`{name}`", seconds(own / 1e6), seconds(total / 1e6)] for name, own, total in top
+    ]
+    fast = ours.median <= LIMIT_SECONDS
+    return "\n\n".join(
+        [
+            "## CLI start-up",
+            f"Wall time of a fresh process, median and best of {n} runs per command, the "
+            "three commands taking turns, and its CPU time (user + system, which a busy "
+            "machine inflates less). Ratios: `agentout --help` time / that command's time, "
+            "median over the rounds.",
+            table(_HEADERS, rows),
+            f"**`agentout --help` wall median {seconds(ours.median)} ≤ "
+            f"{seconds(LIMIT_SECONDS)}: {verdict(fast)}** (CPU median "
+            f"{seconds(ours_cpu.median)})",
+            f"Heavy modules imported by `agentout --help` (of {', '.join(HEAVY)}): "
+            f"{', '.join(heavy) if heavy else 'none'} — {verdict(not heavy)}. "
+            f"It imports {len(names)} modules in all; the costliest by their own import "
+            "time (`-X importtime`, one run):",
+            table(["module", "own import time", "with its imports"], top_rows),
+        ]
+    )
+
+
+if __name__ == "__main__":
+    print(main())

@@ -1,0 +1,76 @@
+"""The benchmarks still run: each bench module on a tiny input, no timing asserted."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+@pytest.fixture(autouse=True)
+def _bench_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+
+
+def test_exactness_identical_on_a_small_corpus(tmp_path: Path) -> None:
+    bench_tokens = importlib.import_module("bench_tokens")
+    samples = bench_tokens.corpus(scale=0.005)
+    rows, identical = bench_tokens.exactness(samples, str(tmp_path))
+    assert identical
+    assert [row[0] for row in rows] == list(samples)
+    assert all(row[-1] == "yes" for row in rows)
+
+
+def test_mixed_text_is_the_size_asked_for() -> None:
+    bench_tokens = importlib.import_module("bench_tokens")
+    text = bench_tokens.mixed_text(20_000)
+    assert 19_990 <= len(text.encode("utf-8")) <= 20_000
+    assert len(bench_tokens.short_lines_text(5_000)) == 5_000
+    assert len(bench_tokens.log_text(5_000)) == 5_000
+
+
+def test_auto_is_never_larger_than_a_lossless_candidate() -> None:
+    bench_formats = importlib.import_module("bench_formats")
+    flat = bench_formats.flat_rows(15)
+    nested = bench_formats.nested_objects(15)
+    assert bench_formats.is_flat(flat)
+    assert not bench_formats.is_flat(nested)
+    for name, items in (("flat", flat), ("nested", nested)):
+        data = bench_formats.DataSet(items, bench_formats.json.dumps(items))
+        sizes = bench_formats.measure(name, data)
+        assert sizes.items == 15
+        assert sizes.auto <= min(sizes.lossless().values())
+        assert sizes.compact < sizes.pretty
+        assert sizes.auto_choice.startswith("auto:")
+
+
+def test_help_imports_no_heavy_module() -> None:
+    bench_startup = importlib.import_module("bench_startup")
+    names = {name for name, _, _ in bench_startup.imported_modules()}
+    assert "click" in names  # the parse found the imports at all
+    assert not [n for n in names if n.split(".")[0] in bench_startup.HEAVY]
+
+
+@pytest.fixture
+def runner() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("_bench_runner", BENCH / "run.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_runner_reports_a_failing_module_and_goes_on(runner: ModuleType) -> None:
+    section, _, ok = runner.run_one("bench_no_such_module")
+    assert not ok
+    assert "FAILED" in section
+    assert "bench_tokens" in runner.modules([])
+    assert runner.modules(["startup"]) == ["bench_startup"]
+    with pytest.raises(SystemExit, match="no such benchmark"):
+        runner.modules(["nope"])
