@@ -25,23 +25,23 @@ def _names(result: Result) -> list[str]:
 
 def test_candidates_in_a_fixed_order_csv_only_for_flat_uniform() -> None:
     flat = Result.of([Record.of({"a": 1, "b": "x"}), Record.of({"b": "y", "a": 2})])
-    assert _names(flat) == ["json", "toon", "toon-tab", "csv"]
+    assert _names(flat) == ["json", "toon", "toon-tab", "csv", "records"]
     nested = Result.of([Record.of({"a": 1, "b": [1, 2]})])
-    assert _names(nested) == ["json", "toon", "toon-tab"]
+    assert _names(nested) == ["json", "toon", "toon-tab", "records"]
     ragged = Result.of([Record.of({"a": 1}), Record.of({"a": 2, "c": 3})])
-    assert _names(ragged) == ["json", "toon", "toon-tab"]
+    assert _names(ragged) == ["json", "toon", "toon-tab", "records"]
     # A terser view with fewer keys leaves empty cells, still lossless: CSV stays.
     views = Result.of([Record.of({"a": 1}, {"a": 1, "b": 2}), Record.of({"a": 2, "b": 3})])
-    assert _names(views) == ["json", "toon", "toon-tab", "csv"]
+    assert _names(views) == ["json", "toon", "toon-tab", "csv", "records"]
     # But a terse view with a nested value would need a JSON cell: no CSV.
     nested_terse = Result.of([Record.of({"a": [1]}, {"a": 1, "b": 2})])
-    assert _names(nested_terse) == ["json", "toon", "toon-tab"]
+    assert _names(nested_terse) == ["json", "toon", "toon-tab", "records"]
     # Nor when the fullest views differ.
     full_ragged = Result.of([Record.of({"a": 1}, {"a": 1, "b": 2}), Record.of({"a": 2})])
-    assert _names(full_ragged) == ["json", "toon", "toon-tab"]
+    assert _names(full_ragged) == ["json", "toon", "toon-tab", "records"]
     kinds = Result.of([Record.of({"a": 1}), Record.of({"a": 2}, kind="E")])
-    assert _names(kinds) == ["json", "toon", "toon-tab"]
-    assert _names(Result.of([])) == ["json", "toon", "toon-tab"]
+    assert _names(kinds) == ["json", "toon", "toon-tab", "records"]
+    assert _names(Result.of([])) == ["json", "toon", "toon-tab", "records"]
 
 
 def test_auto_names_its_choice_and_emits_its_text() -> None:

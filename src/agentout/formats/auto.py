@@ -1,8 +1,9 @@
 """auto: the lossless format that costs the fewest tokens for this result.
 
 ``candidates(result)`` lists, in this fixed order: compact JSON, TOON with commas, TOON
-with tabs, and CSV when the records are flat and uniform (every view of every record
-holds scalars only; the fullest views all have the same keys). ``pack`` packs
+with tabs, CSV when the records are flat and uniform (every view of every record holds
+scalars only; the fullest views all have the same keys), and the records format, which
+reads back losslessly too and is often the smallest for nested, non-uniform records. ``pack`` packs
 each under the same budget and keeps the one that shows the most records, then the
 fewest shortened ones, then the fewest tokens (ties keep the earlier), naming it
 ``auto:<name>``. Rendered on its own, auto is the json format.
@@ -15,6 +16,7 @@ from agentout.formats.csv import FORMAT as CSV
 from agentout.formats.csv import is_flat, is_flat_uniform
 from agentout.formats.json import FORMAT as JSON
 from agentout.formats.json import record_object
+from agentout.formats.records import FORMAT as RECORDS
 from agentout.formats.toon import FORMAT as TOON
 from agentout.formats.toon import TAB_FORMAT as TOON_TAB
 from agentout.records import Document, Record, Result, View
@@ -34,6 +36,7 @@ class AutoFormat:
         every_view = (record_object(r, v) for r in result.records for v in r.views)
         if is_flat_uniform(fullest) and is_flat(every_view):
             found.append(CSV)
+        found.append(RECORDS)
         return found
 
     def render(self, document: Document) -> str:
