@@ -9,14 +9,21 @@ def test_exported_names() -> None:
     assert sorted(agentout.__all__) == sorted(
         [
             "PRESETS",
+            "AgentoutError",
             "Budget",
             "Chars4",
+            "Delivery",
             "Document",
+            "InputError",
+            "Lines",
             "Packed",
             "Preset",
             "Record",
             "Result",
+            "SpillRef",
+            "SpillStore",
             "Stats",
+            "ToolResult",
             "Tokenizer",
             "UnknownTokenizerError",
             "View",
@@ -24,9 +31,17 @@ def test_exported_names() -> None:
             "count",
             "count_stream",
             "count_until",
+            "deliver_jsonl",
+            "deliver_records",
             "fits",
+            "format_for_llm",
+            "format_for_user",
             "get_tokenizer",
             "pack",
+            "smart_truncate",
+            "truncate_list",
+            "truncate_mapping",
+            "truncate_string",
         ]
     )
     for name in agentout.__all__:
@@ -51,3 +66,11 @@ def test_import_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_module_docstring_example_runs() -> None:
+    import doctest
+
+    failures, tried = doctest.testmod(agentout)
+    assert tried >= 2
+    assert failures == 0
