@@ -5,11 +5,14 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from agentout.errors import AgentoutError
+
+if TYPE_CHECKING:
+    from agentout.pack import Packed
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,3 +72,13 @@ def reports_errors(func: F) -> F:
             sys.exit(EXIT_OK)
 
     return wrapper  # type: ignore[return-value]
+
+
+def echo_packed(packed: Packed) -> None:
+    """Print what pack emitted; the text format is styled in a terminal (same characters)."""
+    text = packed.text
+    if packed.format == "text":
+        from agentout.formats.text import FORMAT as TEXT
+
+        text = TEXT.styled(packed.document)
+    click.echo(text, nl=False)

@@ -8,6 +8,7 @@ import click
 
 from agentout.cli._options import (
     budget_options,
+    echo_packed,
     fail,
     format_option,
     reports_errors,
@@ -87,10 +88,4 @@ def fit(
         tokenizer=tokenizer,
         preset=preset,
     )
-    text = packed.text
-    if packed.format == "text":  # styled in a terminal: the same characters, with colour
-        from agentout.formats import get_format
-
-        styled = getattr(get_format("text"), "styled", None)
-        text = text if styled is None else styled(packed.document)
-    click.echo(text, nl=False)
+    echo_packed(packed)

@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
-from agentout.cli._options import budget_options, format_option, reports_errors, tokenizer_option
+from agentout.cli._options import (
+    budget_options,
+    echo_packed,
+    format_option,
+    reports_errors,
+    tokenizer_option,
+)
 
 if TYPE_CHECKING:
     from agentout.records import Result
@@ -73,13 +79,7 @@ def _serve(
             max_chars=max_chars,
             tokenizer=tokenizer,
         )
-    text = packed.text
-    if packed.format == "text":  # styled in a terminal: the same characters, with colour
-        from agentout.formats import get_format
-
-        styled = getattr(get_format("text"), "styled", None)
-        text = text if styled is None else styled(packed.document)
-    click.echo(text, nl=False)
+    echo_packed(packed)
 
 
 @click.group()
