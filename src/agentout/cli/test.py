@@ -62,8 +62,8 @@ def test(
     status is pytest's. With FILE.xml files (pytest --junitxml, Maven Surefire,
     go-junit-report, jest-junit, cargo-nextest), renders them in the same report: exit
     status 1 if it holds failures or errors, 0 if everything passed, 2 for bad input.
-    Failures sharing a root cause are reported once; when anything is left out, the
-    last line names a private file with the full report.
+    Failures sharing a root cause are reported once; when there are failures, the
+    last line names a private file with the full report (every traceback).
 
     \b
     Examples:

@@ -1,0 +1,1 @@
+"""A small web shop: carts, taxes, discounts, inventory, orders and receipts."""

@@ -1,0 +1,188 @@
+"""A test run as the report sees it: outcome counts, failures, and their root causes.
+
+Both sources build these: the pytest plugin from live reports, ``junit`` from XML. A
+``Failure`` holds every field the report may show (each already cleaned and capped, so a
+10 MB message or binary data costs nothing later) plus ``details``, the complete text
+(traceback, captured output) that goes to the full report.
+
+Root causes: failures with the same error type, the same normalized message (numbers,
+addresses, ids and quoted literals folded) and the same origin location are one cause.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "ASSERTION_TYPES",
+    "Cause",
+    "Counts",
+    "Failure",
+    "Run",
+    "clean",
+    "format_duration",
+    "group_causes",
+    "normalize_message",
+]
+
+# Errors that say "the check did not hold" rather than "the code blew up"; focus
+# `critical` leaves them out.
+ASSERTION_TYPES = frozenset(
+    {"AssertionError", "Failed", "XPASS(strict)", "AssertionFailedError", "ComparisonFailure"}
+)
+
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
+
+
+def clean(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters (with ``…``), lone surrogates made visible.
+
+    Cutting comes first so no later step ever sees more than ``limit`` characters.
+    """
+    cut = text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
+    return _SURROGATES.sub(lambda m: f"\\u{ord(m.group()):04x}", cut)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed test, error, or failed subtest.
+
+    ``file`` is the test file relative to the root directory ("" when unknown);
+    ``test`` the name within it (``Class::test[param]``, "" for a module that did not
+    collect); ``line`` the failing line in the test file; ``origin`` the innermost frame
+    of the project's own code as ``path:line`` when the error was raised elsewhere.
+    """
+
+    file: str
+    test: str
+    error_type: str
+    message: str = ""
+    kind: str = "failed"  # "failed" or "error" (setup, teardown, collection)
+    when: str = "call"
+    line: int | None = None
+    origin: str | None = None
+    expected: str | None = None
+    got: str | None = None
+    diff: str = ""
+    output: str = ""
+    source: tuple[str, ...] = ()
+    subtest: str = ""
+    position: int = 0  # the test's line in its file, for reading order
+    details: str = ""
+
+    @property
+    def name(self) -> str:
+        """The test name with its subtest, as pytest prints it."""
+        return f"{self.test} {self.subtest}" if self.subtest else self.test
+
+    @property
+    def nodeid(self) -> str:
+        return f"{self.file}::{self.test}" if self.test else self.file
+
+    @property
+    def location(self) -> str:
+        """Where the error comes from: the origin, else the failing line of the test."""
+        if self.origin:
+            return self.origin
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    @property
+    def is_assertion(self) -> bool:
+        return self.error_type.rsplit(".", 1)[-1] in ASSERTION_TYPES
+
+    def sort_key(self) -> tuple[str, int, str]:
+        return (self.file, self.position, self.test)
+
+
+@dataclass(frozen=True)
+class Counts:
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    xfailed: int = 0
+    xpassed: int = 0
+    subtests_passed: int = 0
+    deselected: int = 0
+    warnings: int = 0
+
+    @property
+    def tests(self) -> int:
+        return self.passed + self.failed + self.skipped + self.xfailed + self.xpassed
+
+
+@dataclass(frozen=True)
+class Run:
+    """A whole run: counts, failures in reading order, and how it ended."""
+
+    counts: Counts
+    failures: tuple[Failure, ...] = ()
+    files: int = 0
+    duration: float | None = None
+    interrupted: bool = False
+    stopped: str = ""
+    exit_status: int | None = None
+    source: str = "pytest"
+
+    @property
+    def passed(self) -> bool:
+        if self.exit_status is not None:
+            return self.exit_status == 0
+        return not (self.counts.failed or self.counts.errors or self.interrupted)
+
+
+@dataclass(frozen=True)
+class Cause:
+    """Failures sharing one root cause; ``number`` counts causes from 1 in reading order."""
+
+    number: int
+    failures: tuple[Failure, ...]
+
+    @property
+    def first(self) -> Failure:
+        return self.failures[0]
+
+
+_FOLDS = (
+    # quoted literals first, so numbers inside them do not matter
+    (re.compile(r"'(?:[^'\\\n]|\\.){0,200}'|\"(?:[^\"\\\n]|\\.){0,200}\""), "S"),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "ADDR"),
+    (re.compile(r"\b[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}\b"), "ID"),
+    (re.compile(r"\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b"), "ID"),
+    (re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"), "N"),
+)
+_KEY_CHARS = 300
+
+
+def normalize_message(message: str) -> str:
+    """The first line of ``message`` with the parts that vary per test folded.
+
+    ``KeyError: 'DE'`` and ``KeyError: 'FR'`` raised at one line are one cause, as are
+    ``assert 50 == 200`` and ``assert 450 == 900``.
+    """
+    first = message.strip().split("\n", 1)[0][:_KEY_CHARS]
+    for pattern, token in _FOLDS:
+        first = pattern.sub(token, first)
+    return " ".join(first.split())
+
+
+def group_causes(failures: Iterable[Failure]) -> list[Cause]:
+    """Root causes in order of their first failure; members keep the given order."""
+    members: dict[tuple[str, str, str], list[Failure]] = {}
+    for failure in failures:
+        key = (failure.error_type, normalize_message(failure.message), failure.location)
+        members.setdefault(key, []).append(failure)
+    return [Cause(n, tuple(group)) for n, group in enumerate(members.values(), start=1)]
+
+
+def format_duration(seconds: float) -> str:
+    """As in the seed: μs under 1 ms, ms under 1 s, seconds with two decimals above."""
+    micros = round(seconds * 1_000_000)
+    if micros < 1000:
+        return f"{max(micros, 0)}μs"
+    millis = round(seconds * 1000)
+    if millis < 1000:
+        return f"{millis}ms"
+    return f"{seconds:.2f}s"

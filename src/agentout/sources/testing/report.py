@@ -1,0 +1,404 @@
+"""The agent report of a test run: a records ``Result`` that ``pack`` fits to the budget.
+
+Records, in reading order::
+
+    S status=FAIL passed=24 failed=20 errors=3 files=10 causes=9 time=1.06s   (forced)
+    R file=tests/test_cart.py cause=2 tests=["test_tax L51","test_total L55"]
+      type=KeyError msg="'DE'" origin=src/shop/money.py:12                     (per cause)
+    F full=/path/to/the/full/report.txt                                       (summary)
+
+Each ``R`` is one root cause within one file, every failing test of it named (at the
+tersest view, one and ``more=N``), with ``L`` the failing line in the test file; a cause
+seen in several files is described in its first record, the others say ``cause=N``. Focus
+``summary`` has ``P`` records instead: each file with failures and its counts. Views run
+from the tersest (test, line, error type and message) through expected vs got and the
+origin, every test's name, to the diff and captured output (and source lines for focus
+``debug``). ``pack`` picks records and views; this module never drops anything on its
+own, apart from what the focus mode asks to leave out. The first record of every root
+cause has priority over the rest (errors before failed assertions), so a tight budget
+still shows each cause once.
+
+Whenever the run has failures, the complete report (every failure, its full traceback
+and captured output) is written to agentout's private spill store and the summary line
+names the file.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentout.records import Record, Result
+from agentout.sources.testing.assertions import narrow
+from agentout.sources.testing.model import (
+    Cause,
+    Failure,
+    Run,
+    clean,
+    format_duration,
+    group_causes,
+)
+from agentout.tokens import Tokenizer, get_tokenizer
+from agentout.truncate import truncate_string
+
+__all__ = ["build", "full_report", "render"]
+
+_NAME_CHARS = 160
+# Token caps of the tersest view's free text, so one record's tersest view stays around
+# 100 tokens whatever the input (a 10 MB message, binary, a name of emoji): with the
+# header, status and summary lines that is what settings.MIN_LIMIT leaves room for.
+_TERSE = {"test": 20, "type": 12, "msg": 24}
+_MSG_CHARS = 160
+# How much of a compared value, a diff and captured output the fullest view holds, by
+# focus: `failures` keeps each failure to a few lines; `debug` shows more of everything.
+_VALUE_CHARS = {"debug": 400}
+_DIFF_LINES = {"debug": 40}
+_DEFAULT_VALUE_CHARS, _DEFAULT_DIFF_LINES = 120, 8
+_CUT_MARK = re.compile(r"\.\.\.|…|\[\d+ chars\]")  # ours, pytest's, unittest's
+_NAMES = 200  # test names listed in one record at most; the rest are counted
+_OUTPUT_LINES = {"failures": 5, "debug": 30}
+_LINE_CHARS = 200
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d{0,15})(?:\.\d{1,15})?\Z")
+
+_COUNT_FIELDS = (
+    "passed",
+    "failed",
+    "errors",
+    "skipped",
+    "xfailed",
+    "xpassed",
+    "subtests_passed",
+    "deselected",
+    "warnings",
+)
+
+
+@dataclass(frozen=True)
+class _Group:
+    """The failures of one cause in one file: one ``R`` record."""
+
+    cause: Cause
+    failures: tuple[Failure, ...]
+    first_of_cause: bool
+    linked: bool  # the cause has other records, so each names it (cause=N)
+
+
+def _status_word(run: Run) -> str:
+    return "PASS" if run.passed else "FAIL"
+
+
+def _status(run: Run, causes: int) -> Record:
+    status = _status_word(run)
+    counts = {name: getattr(run.counts, name) for name in _COUNT_FIELDS}
+    terse: dict[str, Any] = {"status": status}
+    terse.update({k: v for k, v in counts.items() if k in ("failed", "errors") and v})
+    full: dict[str, Any] = {"status": status, **{k: v for k, v in counts.items() if v}}
+    full["files"] = run.files
+    if causes:
+        full["causes"] = causes
+    if run.duration is not None:
+        full["time"] = format_duration(run.duration)
+    if run.interrupted:
+        full["interrupted"] = True
+    if run.stopped:
+        full["stopped"] = clean(run.stopped, 120)
+    if run.exit_status not in (None, 0, 1):
+        full["exit"] = run.exit_status
+    return Record.of(terse, full, kind="S", forced=True)
+
+
+def _file_record(file: str, failures: Sequence[Failure]) -> Record:
+    fields: dict[str, Any] = {"file": clean(file or "?", _NAME_CHARS)}
+    failed = sum(1 for f in failures if f.kind == "failed")
+    errors = len(failures) - failed
+    if failed:
+        fields["failed"] = failed
+    if errors:
+        fields["errors"] = errors
+    return Record.of(fields, kind="P")
+
+
+def _tail(text: str, lines: int) -> str:
+    """The last ``lines`` lines of captured output: the end is what usually explains."""
+    all_lines = text.rstrip("\n").split("\n")
+    kept = [clean(line, _LINE_CHARS) for line in all_lines[-lines:]]
+    if len(all_lines) > lines:
+        kept.insert(0, f"… {len(all_lines) - lines} lines before")
+    return "\n".join(kept)
+
+
+def _value(text: str | None, limit: int) -> Any:
+    """A compared value as JSON would have it: ``200`` a number, ``'0.05'`` the string
+    ``0.05``; anything else (containers, objects) as the repr text."""
+    text = clean(text or "", limit)
+    if _NUMBER.match(text):
+        return json.loads(text)
+    if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"":
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return text
+        if isinstance(value, str) and value:
+            return value
+    return text
+
+
+def _cut(text: str | None, limit: int) -> bool:
+    """Whether a value is shown shortened (by us or the runner): then the diff tells more."""
+    return text is not None and (len(text) > limit or bool(_CUT_MARK.search(text)))
+
+
+def _diff(text: str, lines: int) -> str:
+    kept = text.split("\n")
+    shown = [clean(line, _LINE_CHARS) for line in kept[:lines]]
+    if len(kept) > lines:
+        shown.append(f"… {len(kept) - lines} more lines")
+    return "\n".join(shown)
+
+
+def _split_name(failure: Failure) -> tuple[str, str]:
+    """``test_x[a-1]`` with subtest ``(n=2)`` -> (``test_x``, ``[a-1] (n=2)``)."""
+    test = failure.test
+    base, case = test, ""
+    if test.endswith("]") and "[" in test:
+        cut = test.index("[", test.rfind("::") + 1) if "[" in test[test.rfind("::") + 1 :] else -1
+        if cut > 0:
+            base, case = test[:cut], test[cut:]
+    if failure.subtest:
+        case = f"{case} {failure.subtest}".strip()
+    return base, case
+
+
+def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str, Any]:
+    """Who failed: one test (and how many more), or every name, with L when they share it.
+
+    Cases of one test (parameters, subtests) are listed as ``cases`` under its name.
+    """
+    first = failures[0]
+    if not first.test:  # a file that did not collect: no test, its error is the point
+        out: dict[str, Any] = {"L": first.line} if first.line else {}
+        if len(failures) > 1:
+            out["more"] = len(failures) - 1
+        return out
+    if terse or len(failures) == 1:
+        name = clean(first.name, _NAME_CHARS)
+        out = {"test": _short(name, _TERSE["test"], tok) if terse else name}
+        if len(failures) > 1:
+            out["more"] = len(failures) - 1
+        if first.line:
+            out["L"] = first.line
+        return out
+    same_line = len({f.line for f in failures}) == 1
+    shown = failures[:_NAMES]
+    split = [_split_name(f) for f in shown]
+
+    def with_line(text: str, failure: Failure) -> str:
+        text = clean(text, _NAME_CHARS)
+        return text if same_line or not failure.line else f"{text} L{failure.line}"
+
+    if len({base for base, _ in split}) == 1 and all(case for _, case in split):
+        cases = [case for _, case in split]
+        key = "cases"
+        if all(c.startswith("[") and c.endswith("]") and "] " not in c for c in cases):
+            key, cases = "ids", [c[1:-1] for c in cases]  # parametrize ids: test[id]
+        elif not any(f.test.endswith("]") for f in shown):
+            key = "subtests"  # test (subtest)
+        out = {
+            "test": clean(split[0][0], _NAME_CHARS),
+            key: [with_line(case, f) for case, f in zip(cases, shown, strict=True)],
+        }
+    else:
+        out = {"tests": [with_line(f.name, f) for f in shown]}
+    if len(failures) > len(shown):
+        out["more"] = len(failures) - len(shown)
+    if same_line and first.line:
+        out["L"] = first.line
+    return out
+
+
+def _short(text: str, tokens: int, tok: Tokenizer) -> str:
+    """``text`` cut to ``tokens``: what keeps a tersest view small whatever the input."""
+    return truncate_string(text, tokens, tok, suffix="…")
+
+
+def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
+    failures = group.failures
+    first = failures[0]
+    where: dict[str, Any] = {"file": _short(clean(first.file or "?", _NAME_CHARS), 24, tok)}
+    if group.linked:
+        where["cause"] = group.cause.number
+    terse, full = _tests(failures, True, tok), _tests(failures, False, tok)
+    if not group.first_of_cause:  # the cause's details are in its first record
+        return [{**where, **terse}, {**where, **full}]
+
+    when = {"when": first.when} if first.when != "call" else {}
+    kind = {"type": _short(clean(first.error_type or "Error", 80), _TERSE["type"], tok)}
+    message = {"msg": clean(first.message.strip().split("\n", 1)[0], _MSG_CHARS)}
+    terse_message = {"msg": _short(message["msg"], _TERSE["msg"], tok)}
+    compared = first.expected is not None and first.got is not None
+    what = message
+    limit = _VALUE_CHARS.get(focus, _DEFAULT_VALUE_CHARS)
+    expected = got = None
+    if compared:
+        expected, got = narrow(first.expected or "", first.got or "")
+        what = {"expected": _value(expected, limit), "got": _value(got, limit)}
+    origin = {"origin": clean(first.origin, _NAME_CHARS)} if first.origin else {}
+    views = [
+        {**where, **terse, **when, **kind, **terse_message},
+        {**where, **terse, **when, **kind, **what, **origin},
+        {**where, **full, **when, **kind, **what, **origin},
+    ]
+    extra: dict[str, Any] = {}
+    if first.diff and (not compared or _cut(expected, limit) or _cut(got, limit)):
+        extra["diff"] = _diff(first.diff, _DIFF_LINES.get(focus, _DEFAULT_DIFF_LINES))
+    if first.output:
+        extra["out"] = _tail(first.output, _OUTPUT_LINES.get(focus, 5))
+    if focus == "debug" and first.source:
+        extra["src"] = "\n".join(first.source)
+    if extra:
+        views.append({**views[-1], **extra})
+    return views
+
+
+def _dedupe(views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for view in views:
+        if not out or view != out[-1]:
+            out.append(view)
+    return out
+
+
+def _select(run: Run, focus: str) -> list[Failure]:
+    """The failures a focus mode shows (``summary`` shows none, only files)."""
+    failures = list(run.failures)
+    if focus == "summary":
+        return []
+    if focus == "critical":
+        return [f for f in failures if not f.is_assertion]
+    if focus == "first-failure":
+        return list({f.file: f for f in reversed(failures)}.values())[::-1]
+    return failures
+
+
+def _groups(
+    shown: Sequence[Failure], cause_of: Mapping[int, Cause]
+) -> list[tuple[Cause, tuple[Failure, ...]]]:
+    """One group per cause per file; a test failing in several cases gets its own group,
+    so its name is written once (``test=... cases=[...]``)."""
+    by_key: dict[tuple[str, int, str], list[Failure]] = {}
+    for failure in shown:
+        cause = cause_of[id(failure)]
+        by_key.setdefault((failure.file, cause.number, ""), []).append(failure)
+    out: dict[tuple[str, int, str], list[Failure]] = {}
+    for (file, number, _), members in by_key.items():
+        bases = Counter(_split_name(f)[0] for f in members if f.test)
+        for failure in members:
+            base = _split_name(failure)[0]
+            if not failure.test:  # a file's own error never shares a record with its tests
+                base = "\0"
+            key = (file, number, base if bases[base] > 1 or base == "\0" else "")
+            out.setdefault(key, []).append(failure)
+    causes = {number: cause_of[id(m[0])] for (_, number, _), m in out.items()}
+    return [(causes[number], tuple(m)) for (_, number, _), m in out.items()]
+
+
+def build(
+    run: Run,
+    focus: str = "failures",
+    full: str | None = None,
+    tokenizer: str | Tokenizer | None = None,
+) -> tuple[Result, list[int]]:
+    """The report's ``Result`` and the priority order ``pack`` walks its records in."""
+    tok = get_tokenizer(tokenizer)
+    causes = group_causes(run.failures)
+    cause_of = {id(f): cause for cause in causes for f in cause.failures}
+    records: list[Record] = [_status(run, len(causes))]
+    by_file: dict[str, list[Failure]] = {}
+    for failure in run.failures:
+        by_file.setdefault(failure.file, []).append(failure)
+    file_records = list(range(1, 1 + len(by_file))) if focus == "summary" else []
+    if file_records:
+        records.extend(_file_record(file, in_file) for file, in_file in by_file.items())
+    groups = _groups(_select(run, focus), cause_of)
+    records_of = Counter(cause.number for cause, _ in groups)
+    priority: list[tuple[bool, int]] = []
+    rest: list[int] = []
+    seen: set[int] = set()
+    for cause, members in groups:
+        first = cause.number not in seen
+        seen.add(cause.number)
+        group = _Group(cause, members, first, records_of[cause.number] > 1)
+        if first:  # errors before failed assertions: what blocks the run comes first
+            priority.append((members[0].is_assertion, len(records)))
+        else:
+            rest.append(len(records))
+        records.append(Record.of(*_dedupe(_views(group, focus, tok))))
+    # The last line: where the full report is, or (nothing left out) the status again.
+    summary: dict[str, Any] = {"full": full} if full else {"status": _status_word(run)}
+    header: dict[str, Any] = {}
+    if run.source != "pytest":
+        header["source"] = run.source
+    if focus != "failures":
+        header["focus"] = focus
+    order = [*file_records, *(i for _, i in sorted(priority)), *rest]
+    return Result.of(records, header=header, summary=summary), order
+
+
+def full_report(run: Run) -> str:
+    """Every failure with its complete text: what the agent reads when it needs more."""
+    causes = group_causes(run.failures)
+    number = {id(f): c.number for c in causes for f in c.failures}
+    status = _status(run, len(causes)).fullest
+    lines = [
+        "agentout full test report: " + " ".join(f"{k}={v}" for k, v in status.items()),
+        "",
+    ]
+    for failure in run.failures:
+        label = "ERROR" if failure.kind == "error" else "FAILED"
+        title = f"{failure.nodeid} {failure.subtest}".rstrip()
+        lines.append(f"==== {label} {title} (cause {number[id(failure)]}: {failure.location})")
+        lines.append(failure.details.rstrip() or f"{failure.error_type}: {failure.message}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _spill(run: Run) -> str | None:
+    """Keep the full report in the private store; None if it cannot be written."""
+    from agentout.errors import AgentoutError
+    from agentout.spill import SpillStore
+
+    try:
+        ref = SpillStore.default().write_text(full_report(run), kind="test", suffix=".txt")
+    except (OSError, AgentoutError):  # a full disk or an unsafe store: report inline only
+        return None
+    return str(ref.path)
+
+
+def render(
+    run: Run,
+    *,
+    focus: str = "failures",
+    max_tokens: int | None = 5000,
+    max_chars: int | None = None,
+    tokenizer: str | None = None,
+    format: str = "records",
+) -> str:
+    """The agent report of ``run``, within ``max_tokens`` (and ``max_chars``)."""
+    from agentout.pack import pack
+
+    full = _spill(run) if run.failures else None
+    result, order = build(run, focus, full, tokenizer)
+    packed = pack(
+        result,
+        format=format,
+        max_tokens=max_tokens,
+        max_chars=max_chars,
+        tokenizer=tokenizer,
+        order=order,
+    )
+    return packed.text

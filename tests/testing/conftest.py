@@ -1,0 +1,52 @@
+"""Shared by the tests of the test-run source: pytester, a clean environment, helpers.
+
+Every test here runs with the agent-detection variables cleared and the spill store in
+its own temporary directory, so it behaves the same inside an agent's shell (where
+CLAUDECODE may be set) and in CI.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentout.formats.records import parse
+from agentout.sources.testing.settings import AGENT_ENV_VARS, SETTINGS
+
+pytest_plugins = ["pytester"]
+
+_CLEARED = (*AGENT_ENV_VARS, "AGENTOUT_AGENT", *(s.env for s in SETTINGS), "PYTEST_ADDOPTS")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    for name in _CLEARED:
+        monkeypatch.delenv(name, raising=False)
+    spill = tmp_path / "spill"
+    monkeypatch.setenv("AGENTOUT_SPILL_DIR", str(spill))
+    return spill
+
+
+def records(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """The report read back with the records format's own parser (so it must parse)."""
+    return parse(text)
+
+
+def kinds(text: str, kind: str) -> list[dict[str, Any]]:
+    return [fields for k, fields in records(text) if k == kind]
+
+
+# Hypothesis's pytest plugin costs seconds per in-process run; these runs never need it.
+FAST = ("-p", "no:hypothesispytest")
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(*FAST, *args)
+
+
+def line_of(source: str, text: str) -> int:
+    """The line number of ``text`` in a file pytester made from ``source``."""
+    lines = source.strip("\n").splitlines()
+    return next(n for n, line in enumerate(lines, start=1) if text in line)

@@ -1,0 +1,190 @@
+"""JUnit XML from each runner, and bad input, through the library and `agentout test`."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from tests.testing.conftest import kinds
+
+from agentout.cli.main import cli
+from agentout.errors import InputError
+from agentout.sources.testing.junit import read_junit
+from agentout.sources.testing.report import render
+
+SAMPLES = Path(__file__).parents[2] / "examples" / "junit"
+
+
+def _declared(path: Path) -> tuple[int, int, int]:
+    """(tests, failures, errors) as the file itself declares them, summed over suites."""
+    root = ET.parse(path).getroot()
+    suites = [root] if root.tag == "testsuite" else root.findall(".//testsuite")
+    return tuple(  # type: ignore[return-value]
+        sum(int(s.get(k, 0)) for s in suites) for k in ("tests", "failures", "errors")
+    )
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SAMPLES.glob("*.xml")))
+def test_counts_agree_with_what_each_file_declares(name: str) -> None:
+    run = read_junit([str(SAMPLES / name)])
+    tests, failures, errors = _declared(SAMPLES / name)
+    counts = run.counts
+    # pytest counts the subtests that passed, which its XML does not list
+    unlisted = 3 if name == "pytest.xml" else 0
+    assert counts.passed + counts.failed + counts.errors + counts.skipped == tests - unlisted
+    assert (counts.failed, counts.errors) == (failures, errors)
+    assert len(run.failures) == failures + errors
+
+
+def _rows(name: str) -> list[dict[str, object]]:
+    return kinds(render(read_junit([str(SAMPLES / name)]), max_tokens=5000), "R")
+
+
+def test_surefire() -> None:
+    rows = _rows("surefire-TEST-com.example.shop.CartTest.xml")
+    assertion = rows[0]
+    assert (assertion["test"], assertion["L"], assertion["expected"], assertion["got"]) == (
+        "subtotalCountsQuantity",
+        31,
+        200,
+        50,
+    )
+    assert assertion["type"] == "org.opentest4j.AssertionFailedError"
+    npe = rows[1]
+    assert npe["tests"] == ["taxForGermany L38", "totalIncludesTax L45"]  # one root cause
+    assert npe["origin"] == "com/example/shop/Money.java:18"  # not a java.* frame
+    assert "country=DE" in str(npe["out"])
+
+
+def test_go_junit_report() -> None:
+    rows = {r["file"]: r for r in _rows("go-junit-report.xml")}
+    cart = rows["example.com/shop/cart/cart_test.go"]
+    assert cart["tests"] == ["TestSubtotalCountsQuantity", "TestSubtotalCountsQuantity/three_teas"]
+    assert (cart["L"], cart["expected"], cart["got"]) == (21, 200, 50)
+    panic = next(r for r in rows.values() if r["type"] == "panic")
+    assert panic["origin"] == "/home/ci/shop/inventory/inventory.go:27"  # not testing.go
+    assert panic["L"] == 19
+    testify = rows["example.com/shop/money/money_test.go"]
+    assert (testify["expected"], testify["got"]) == ("0.05", "0.5")
+
+
+def test_jest_junit() -> None:
+    rows = _rows("jest-junit.xml")
+    assert (rows[0]["expected"], rows[0]["got"], rows[0]["L"]) == (200, 50, 18)
+    assert rows[1]["type"] == "TypeError"
+    assert rows[1]["origin"] == "/home/ci/shop/src/money.js:9"
+    assert '-   "2 x Apple: 1.00",' in str(rows[2]["diff"])  # no expected/got: the diff
+
+
+def test_cargo_nextest() -> None:
+    rows = _rows("nextest-junit.xml")
+    assert (rows[0]["type"], rows[0]["expected"], rows[0]["got"]) == ("panic", 200, 50)
+    assert rows[0]["origin"] == "src/cart.rs:88"
+    assert rows[1]["msg"] == "called `Option::unwrap()` on a `None` value"
+    assert "out" not in rows[0]  # libtest's own chatter and the repeated panic are dropped
+
+
+def test_pytest_junitxml_matches_the_live_plugins_report() -> None:
+    rows = _rows("pytest.xml")
+    by_test = {r.get("test"): r for r in rows}
+    cascade = next(r for r in rows if r.get("type") == "KeyError")
+    assert cascade["origin"] == "src/shop/money.py:12"
+    assert by_test["test_coupon_with_dash"]["file"] == "tests/test_discounts.py"
+    setup = next(r for r in rows if r.get("when") == "setup")
+    assert setup["file"] == "tests/test_orders.py"
+    assert setup["type"] == "sqlite3.OperationalError"
+    collect = next(r for r in rows if r.get("when") == "collect")
+    assert (collect["file"], collect["type"]) == ("tests/test_reports.py", "ModuleNotFoundError")
+
+
+BOMB = """<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+]>
+<testsuites><testsuite name="&lol3;"/></testsuites>
+"""
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "empty file, expected JUnit XML"),
+        ("  \n", "empty file, expected JUnit XML"),
+        ("<testsuites><testsuite>", "1:24: not well-formed XML (no element found)"),
+        (
+            "<testsuites>\n  <testcase name='a'>\n</testsuites>",
+            "3:3: not well-formed XML (mismatched tag)",
+        ),
+        (BOMB, "refusing XML that declares entities or loads external ones (EntitiesForbidden)"),
+        ("<html><body>hi</body></html>", "not JUnit XML: the root element is <html>"),
+        ("\x00\xff binary", "not well-formed XML"),
+    ],
+)
+def test_bad_input_names_the_file_and_exits_2(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "report.xml"
+    path.write_bytes(content.encode("latin-1"))
+    with pytest.raises(InputError) as error:
+        read_junit([str(path)])
+    assert str(error.value).startswith(f"{path}:")
+    assert message in str(error.value)
+    result = CliRunner().invoke(cli, ["test", str(path)])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"agentout: {path}:")
+    assert "Traceback" not in result.output
+
+
+def test_external_entity_is_never_loaded(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET")
+    path = tmp_path / "xxe.xml"
+    path.write_text(
+        f'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY s SYSTEM "file://{secret}">]>'
+        '<testsuite name="&s;"><testcase name="a"/></testsuite>'
+    )
+    result = CliRunner().invoke(cli, ["test", str(path)])
+    assert result.exit_code == 2
+    assert "TOPSECRET" not in result.output
+    assert result.output.startswith(f"agentout: {path}: refusing XML")
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["test", str(tmp_path / "nope.xml")])
+    assert result.exit_code == 2
+    assert (
+        result.output
+        == f"agentout: {tmp_path / 'nope.xml'}: cannot read: No such file or directory\n"
+    )
+
+
+def test_exit_status_one_for_failures_zero_for_a_pass(tmp_path: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(cli, ["test", str(SAMPLES / "jest-junit.xml")]).exit_code == 1
+    passing = tmp_path / "ok.xml"
+    passing.write_text('<testsuite name="s"><testcase name="a"/><testcase name="b"/></testsuite>')
+    result = runner.invoke(cli, ["test", str(passing)])
+    assert result.exit_code == 0
+    assert kinds(result.output, "S")[0] == {"status": "PASS", "passed": 2, "files": 1}
+
+
+def test_several_files_one_report_in_json(tmp_path: Path) -> None:
+    files = [str(SAMPLES / "jest-junit.xml"), str(SAMPLES / "nextest-junit.xml")]
+    result = CliRunner().invoke(cli, ["test", "--format", "json", *files])
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    assert data["records"][0]["failed"] == 5
+    assert data["header"]["source"] == "junit"
+
+
+def test_cli_refuses_a_budget_below_the_floor_and_files_with_pytest_args() -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["test", "--max-tokens", "50", str(SAMPLES / "pytest.xml")])
+    assert result.exit_code == 2
+    assert "--max-tokens must be at least" in result.output
+    result = runner.invoke(cli, ["test", str(SAMPLES / "pytest.xml"), "--", "-x"])
+    assert result.exit_code == 2
+    assert "not both" in result.output

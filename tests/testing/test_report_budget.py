@@ -1,0 +1,103 @@
+"""The report never exceeds its budget: properties over generated runs, no pytest run."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentout.formats.records import parse
+from agentout.pack import pack
+from agentout.sources.testing.model import Counts, Failure, Run
+from agentout.sources.testing.report import build
+from agentout.sources.testing.settings import FOCUS_MODES, MIN_LIMIT
+from agentout.tokens import count
+
+# Any characters at all, lone surrogates and control characters included.
+_ANY = st.characters(codec=None, exclude_categories=())
+_TEXT = st.text(_ANY, max_size=80)
+_MESSAGE = st.one_of(
+    _TEXT,
+    st.binary(max_size=200).map(repr),
+    st.just("x" * 3_000),
+    st.builds(lambda a, b: f"assert {a} == {b}", st.integers(), st.integers()),
+)
+_FULL = "/home/dev/.cache/agentout/spill/20250303-test-0123456789abcdef.txt"
+
+_failures = st.builds(
+    Failure,
+    file=st.one_of(st.sampled_from(["tests/test_a.py", "tests/test_b.py", ""]), _TEXT),
+    test=st.one_of(st.sampled_from(["test_x", "test_y[1]", "T::test_z[é-2]", ""]), _TEXT),
+    error_type=st.one_of(st.sampled_from(["AssertionError", "KeyError", "ValueError"]), _TEXT),
+    message=_MESSAGE,
+    kind=st.sampled_from(["failed", "error"]),
+    when=st.sampled_from(["call", "setup", "teardown", "collect"]),
+    line=st.one_of(st.none(), st.integers(1, 10**7)),
+    origin=st.one_of(st.none(), st.just("src/m.py:12"), _TEXT),
+    expected=st.one_of(st.none(), _TEXT, st.just("{'a': 1, 'b': 2}")),
+    got=st.one_of(st.none(), _TEXT, st.just("{'a': 1, 'b': 3}")),
+    diff=_TEXT,
+    output=st.one_of(st.just(""), _TEXT, st.just("line\n" * 5000)),
+    source=st.lists(_TEXT, max_size=3).map(tuple),
+    subtest=st.one_of(st.just(""), st.just("(n=1)"), _TEXT),
+    position=st.integers(0, 100),
+)
+_runs = st.builds(
+    Run,
+    counts=st.builds(Counts, passed=st.integers(0, 10**6), failed=st.integers(0, 10**6)),
+    failures=st.lists(_failures, min_size=1, max_size=30).map(tuple),
+    files=st.integers(0, 10**4),
+    duration=st.one_of(st.none(), st.floats(0, 10**5)),
+    interrupted=st.booleans(),
+    stopped=_TEXT,
+    exit_status=st.one_of(st.none(), st.integers(0, 5)),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    run=_runs,
+    focus=st.sampled_from(FOCUS_MODES),
+    fmt=st.sampled_from(["records", "json", "text"]),
+    limit=st.one_of(st.integers(MIN_LIMIT, 400), st.integers(400, 3000)),
+)
+def test_report_never_exceeds_the_limit(run: Run, focus: str, fmt: str, limit: int) -> None:
+    result, order = build(run, focus, _FULL if run.failures else None)
+    packed = pack(result, format=fmt, max_tokens=limit, order=order)
+    assert count(packed.text) == packed.stats.tokens <= limit
+    assert not packed.stats.over_budget
+    again = pack(
+        build(run, focus, _FULL if run.failures else None)[0],
+        format=fmt,
+        max_tokens=limit,
+        order=order,
+    )
+    assert again.text == packed.text  # same input, same bytes
+    if fmt == "records":
+        lines = parse(packed.text)  # whole records: every line parses
+        assert lines[0][0] == "H"
+        assert lines[1][0] == "S"
+        assert lines[-1][0] == "F"
+        assert sum(1 for kind, _ in lines if kind in "RP") == packed.stats.included
+    elif fmt == "json":
+        assert len(json.loads(packed.text)["records"]) == packed.stats.included + 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(run=_runs)
+def test_with_room_every_failing_test_is_named_or_counted(run: Run) -> None:
+    result, order = build(run, "failures", _FULL)
+    packed = pack(result, max_tokens=None, order=order)
+    assert packed.stats.omitted == 0
+    named = 0
+    for kind, fields in parse(packed.text):
+        if kind != "R":
+            continue
+        listed = [fields.get(k) for k in ("tests", "ids", "subtests", "cases")]
+        names = next((v for v in listed if v), None)
+        if names is not None:
+            named += len(names) + fields.get("more", 0)
+        else:  # one test (and how many more), or a file that did not collect
+            named += 1 + fields.get("more", 0)
+    assert named == len(run.failures)
