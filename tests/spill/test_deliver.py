@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
+import shutil
+import subprocess
 import tracemalloc
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -223,16 +227,33 @@ def test_a_read_only_store_falls_back_to_inline_with_a_warning(
     assert [f["id"] for k, f in parse(delivery.text) if k == "R"] == list(range(500))
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores modes")
+@contextlib.contextmanager
+def _read_only(directory: Path) -> Iterator[None]:
+    """Make a directory really unwritable: by mode, or (root ignores modes) immutable."""
+    if os.geteuid() != 0:
+        os.chmod(directory, 0o500)
+        try:
+            yield
+        finally:
+            os.chmod(directory, 0o700)
+        return
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(directory)]).returncode != 0:
+        pytest.skip("running as root without chattr +i: cannot make a directory read-only")
+    try:
+        yield
+    finally:
+        subprocess.run([chattr, "-i", str(directory)], check=True)
+
+
 def test_a_really_read_only_store_falls_back(spill_dir: Path) -> None:
     spill_dir.mkdir(mode=0o700)
-    os.chmod(spill_dir, 0o500)
-    try:
+    with _read_only(spill_dir):
         delivery = deliver_records(rows(500))
-    finally:
-        os.chmod(spill_dir, 0o700)
     assert delivery.mode == "inline"
     assert delivery.warning
+    assert [f["id"] for k, f in parse(delivery.text) if k == "R"] == list(range(500))
+    assert list(spill_dir.iterdir()) == []
 
 
 def test_a_full_disk_mid_stream_loses_nothing(
