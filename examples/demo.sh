@@ -44,6 +44,22 @@ step "Then one note whole, with its links both ways" \
   "agentout notes context examples/vault --note budgets --with-body --with-edges --max-tokens 700"
 agentout notes context examples/vault --note budgets --with-body --with-edges --max-tokens 700
 
+step "A failing pytest suite, reported for an agent (the plugin; full report kept aside)" \
+  "agentout test -- examples/failing_suite"
+agentout test -- examples/failing_suite || echo "(exit status $?: the suite has failures)"
+
+step "JUnit XML from any runner (here go-junit-report), in the same report" \
+  "agentout test examples/junit/go-junit-report.xml"
+agentout test examples/junit/go-junit-report.xml || echo "(exit status $?)"
+
+step "Any command: the lines that matter within budget, the complete output in the store" \
+  "agentout run --max-tokens 300 -- python3 examples/logs/noisy_install.py"
+agentout run --max-tokens 300 -- python3 examples/logs/noisy_install.py || echo "(exit status $?, the command's own)"
+
+step "A knowledge base, queried in agent mode (3 records, 500 tokens)" \
+  "agentout records examples/kb --query 'sql injection'"
+agentout records examples/kb --query 'sql injection'
+
 step "Bad input is refused with its location and exit status 2" \
   "printf '{\"id\": 1}\\n{\"id\": 2,}\\n' | agentout fit --max-tokens 100"
 status=0
