@@ -216,3 +216,15 @@ def test_tokenizer_without_a_self_consistent_count_is_refused_clearly() -> None:
 
     with pytest.raises(AgentoutError, match="no-fixed-point: no number n"):
         pack(Result.of([Record.of({"a": 1})]), tokenizer=_NoFixedPoint())
+
+
+def test_auto_skips_a_candidate_that_cannot_encode_the_data() -> None:
+    deep: Any = "leaf"
+    for _ in range(500):
+        deep = {"d": deep}
+    result = Result.of([Record.of({"id": 1, "deep": deep})])
+    with pytest.raises(ValueError, match="nested too deeply"):
+        pack(result, format="toon")
+    packed = pack(result, format="auto")
+    assert packed.format in {"auto:json", "auto:records"}
+    assert packed.stats.included == 1

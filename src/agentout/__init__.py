@@ -17,7 +17,7 @@ from agentout.budget import Budget
 from agentout.deliver import Delivery, deliver_jsonl, deliver_records
 from agentout.dual import ToolResult, format_for_llm, format_for_user
 from agentout.errors import AgentoutError, InputError
-from agentout.pack import PRESETS, Packed, Preset, fits, pack
+from agentout.pack import PRESETS, Packed, Preset, pack
 from agentout.records import Document, Lines, Record, Result, Stats, View
 from agentout.spill import SpillRef, SpillStore
 from agentout.tokens import (
@@ -27,6 +27,7 @@ from agentout.tokens import (
     count,
     count_stream,
     count_until,
+    fits,
     get_tokenizer,
 )
 from agentout.truncate import smart_truncate, truncate_list, truncate_mapping, truncate_string

@@ -1,31 +1,35 @@
 """Packing: the one place a budget decides what an agent sees.
 
-Records are walked in their given order and included whole, never split:
+Records are walked in their given order (or by priority, with ``order``) and included
+whole, never split:
 
 1. forced records (status and summary lines) always, at their tersest view;
 2. coverage: as many records as fit, each at its tersest view, stopping at the first
    that does not (so what is left out is always a contiguous tail, easy to page to);
 3. detail: in order, each included record moves up to the richest view the disclosure
    level allows that the budget still has room for;
-4. the whole output is rendered and counted exactly, the reported count being the
-   count of that very text, header included; while it is over budget, the last step
-   is undone (a view stepped back down, then the last record dropped).
+4. exact: the whole output is rendered and counted, the reported count being the count
+   of that very text, header included. Steps 2 and 3 spend a ``Budget`` estimated from
+   each record's rendered fragment; here the longest prefix of those steps whose exact
+   count fits is kept (the full list first, else a binary search), and then further
+   records are added while the exact count allows (galloping, then bisecting). Either
+   way it costs O(log n) renders, however far off the estimate was.
 
-Steps 2 and 3 estimate with each record's rendered fragment; step 4 makes the result
-exact whatever the estimate's error. If even the first record's tersest view does not
-fit, it is included anyway and the result says ``over_budget``.
+If even the first record's tersest view does not fit, it is included anyway and the
+result says ``over_budget``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from agentout.budget import Budget
 from agentout.errors import AgentoutError
 from agentout.formats import Format, get_format
 from agentout.records import Document, Record, Result, Stats
-from agentout.tokens import Tokenizer, count_until, get_tokenizer
+from agentout.tokens import Tokenizer, get_tokenizer
 
 __all__ = ["PRESETS", "Packed", "Preset", "pack"]
 
@@ -56,7 +60,7 @@ class Packed:
         return self.document.stats
 
 
-_Step = tuple[Literal["include", "upgrade"], int, int]
+_Step = tuple[Literal["include", "upgrade"], int, int]  # (what, record index, view)
 
 
 class _Packer:
@@ -163,82 +167,149 @@ class _Packer:
     def run(self) -> tuple[str, Document]:
         records = self.result.records
         if self.unlimited:
-            for i in self.candidates:
-                self.chosen[i] = self.cap(records[i])
-            for i in self.forced:
+            for i in (*self.candidates, *self.forced):
                 self.chosen[i] = self.cap(records[i])
             return self.render()
 
+        base = dict(self.chosen)  # the forced records, tersest
         base_text, _ = self.render()
-        room_tokens, room_chars = self.room(base_text)
-        history: list[_Step] = []
+        tokens_left, chars_left = self.rooms(base_text)
+        steps: list[_Step] = []
+
+        def spend(tokens: int, chars: int) -> bool:
+            if tokens_left.would_exceed(tokens) or chars_left.would_exceed(chars):
+                return False
+            tokens_left.consume(tokens)
+            chars_left.consume(chars)
+            return True
 
         for i in self.candidates:  # coverage
-            tokens, chars = self.cost(self.fragment(i, 0))
-            if tokens > room_tokens or chars > room_chars:
+            if not spend(*self.cost(self.fragment(i, 0))):
                 break
-            room_tokens, room_chars = room_tokens - tokens, room_chars - chars
             self.chosen[i] = 0
-            history.append(("include", i, 0))
-        if not history and self.candidates:
-            first = self.candidates[0]
-            self.chosen[first] = 0  # the seed's rule: better one oversized record than none
+            steps.append(("include", i, 0))
+        if not steps and self.candidates:
+            base[self.candidates[0]] = 0  # the seed's rule: better one oversized record than none
+            self.chosen = dict(base)
 
         for i in sorted(self.chosen):  # detail
-            now = self.chosen[i]
-            now_tokens, now_chars = self.cost(self.fragment(i, now))
-            for view in range(self.cap(records[i]), now, -1):
+            now_tokens, now_chars = self.cost(self.fragment(i, self.chosen[i]))
+            for view in range(self.cap(records[i]), self.chosen[i], -1):
                 tokens, chars = self.cost(self.fragment(i, view))
-                if tokens - now_tokens <= room_tokens and chars - now_chars <= room_chars:
-                    room_tokens -= tokens - now_tokens
-                    room_chars -= chars - now_chars
-                    history.append(("upgrade", i, now))
+                if spend(max(0, tokens - now_tokens), max(0, chars - now_chars)):
                     self.chosen[i] = view
+                    steps.append(("upgrade", i, view))
                     break
 
-        text, document = self.render()  # exact check, undoing the last step while over
-        while not self.fits_exactly(text, document.stats.tokens):
-            if not history:
-                self.over_budget = True
-                return self.render()
-            action, i, previous = history.pop()
-            if action == "upgrade":
-                self.chosen[i] = previous
-            else:
-                del self.chosen[i]
-            if not any(not records[j].forced for j in self.chosen) and self.candidates:
-                self.chosen[self.candidates[0]] = 0
-                history.clear()
-            text, document = self.render()
-        return self.refill(text, document)
+        # exact: the longest prefix of those steps whose whole render fits
+        fitting = self.longest_fitting(lambda m: self.replay(base, steps[:m]), len(steps))
+        if fitting is None:
+            self.chosen = dict(base)
+            self.over_budget = True
+            return self.render()
+        self.replay(base, steps[:fitting])
+        text, document = self.refill()
+        if document.stats.included == 0 and self.candidates:
+            self.chosen[self.candidates[0]] = 0  # the seed's rule again, now by exact count
+            self.over_budget = True
+            return self.render()
+        return text, document
 
-    def refill(self, text: str, document: Document) -> tuple[str, Document]:
+    def replay(self, base: dict[int, int], steps: Sequence[_Step]) -> None:
+        self.chosen = dict(base)
+        for _, index, view in steps:
+            self.chosen[index] = view
+
+    def longest_fitting(self, apply: Callable[[int], None], most: int) -> int | None:
+        """The largest m <= most for which the state ``apply(m)`` renders within budget.
+
+        Each step only adds text, so fitting is monotone in m: try ``most`` (the usual
+        answer, the estimate being good), then binary search. None if not even m=0 fits.
+        """
+
+        def fits(m: int) -> bool:
+            apply(m)
+            text, document = self.render()
+            return self.fits_exactly(text, document.stats.tokens)
+
+        if fits(most):
+            return most
+        low, high = -1, most  # fits(low) holds (m=-1: by convention), fits(high) does not
+        while high - low > 1:
+            middle = (low + high) // 2
+            if fits(middle):
+                low = middle
+            else:
+                high = middle
+        return None if low < 0 else low
+
+    def refill(self) -> tuple[str, Document]:
         """Add further records at their tersest view while the exact count allows.
 
-        The coverage step stops on an estimate; this makes "as many as fit" exact.
+        The coverage step stops on an estimate; this makes "as many as fit" exact. It
+        gallops (1, 2, 4, ... more records) and then bisects, so it costs O(log n)
+        renders however far off the estimate was.
         """
-        if self.over_budget:
-            return text, document
         records = self.result.records
-        shown = sum(1 for i in self.chosen if not records[i].forced)  # always a prefix
-        for i in self.candidates[shown:]:
-            self.chosen[i] = 0
-            trial_text, trial_document = self.render()
-            if not self.fits_exactly(trial_text, trial_document.stats.tokens):
-                del self.chosen[i]
-                break
-            text, document = trial_text, trial_document
-        return text, document
+        settled = dict(self.chosen)
+        shown = sum(1 for i in settled if not records[i].forced)  # always a prefix
+        rest = self.candidates[shown:]
+
+        def apply(m: int) -> None:
+            self.chosen = dict(settled)
+            for i in rest[:m]:
+                self.chosen[i] = 0
+
+        def fits(m: int) -> bool:
+            apply(m)
+            text, document = self.render()
+            return self.fits_exactly(text, document.stats.tokens)
+
+        low, high = 0, None
+        step = 1
+        while high is None and low < len(rest):
+            probe = min(len(rest), low + step)
+            if fits(probe):
+                low, step = probe, step * 2
+            else:
+                high = probe
+        if high is not None:
+            while high - low > 1:
+                middle = (low + high) // 2
+                if fits(middle):
+                    low = middle
+                else:
+                    high = middle
+        apply(low)
+        return self.render()
 
     def fragment(self, index: int, view: int) -> str:
         record = self.result.records[index]
         return self.fmt.fragment(record, record.views[view])
 
-    def room(self, base_text: str) -> tuple[int, int]:
-        big = 1 << 62
-        tokens = big if self.max_tokens is None else self.max_tokens - self.cost(base_text)[0]
-        chars = big if self.max_chars is None else self.max_chars - len(base_text)
-        return tokens, chars
+    def rooms(self, base_text: str) -> tuple[Budget, Budget]:
+        """What is left after the frame (header, forced records, summary): tokens, chars."""
+
+        def room(limit: int | None, used: int, counter: Tokenizer) -> Budget:
+            left = None if limit is None else max(0, limit - used)
+            return Budget(left, buffer=0.0, tokenizer=counter)
+
+        return (
+            room(self.max_tokens, self.tokenizer.count(base_text), self.tokenizer),
+            room(self.max_chars, len(base_text), _CHARACTERS),
+        )
+
+
+class _Characters:
+    """Characters as a 'tokenizer', so a character budget is a Budget too."""
+
+    name = "characters"
+
+    def count(self, text: str) -> int:
+        return len(text)
+
+
+_CHARACTERS = _Characters()
 
 
 def pack(
@@ -275,13 +346,22 @@ def pack(
     fmt = get_format(format)
     candidates: Sequence[Format] = getattr(fmt, "candidates", lambda _r: [fmt])(result)
     best: Packed | None = None
+    failure: ValueError | None = None
     for candidate in candidates:
         packer = _Packer(result, candidate, tok, max_tokens, max_chars, max_records, level, order)
-        text, document = packer.run()
+        try:
+            text, document = packer.run()
+        except ValueError as exc:  # e.g. TOON refuses very deep nesting: try the others
+            if len(candidates) == 1:
+                raise
+            failure = exc
+            continue
         packed = Packed(text=text, document=document, format=candidate.name)
         if best is None or _better(packed, best):
             best = packed
-    assert best is not None
+    if best is None:
+        assert failure is not None
+        raise failure
     if fmt.name == "auto":
         best = replace(best, format=f"auto:{best.format}")
     return best
@@ -292,8 +372,3 @@ def _better(a: Packed, b: Packed) -> bool:
     key_a = (-a.stats.included, a.stats.reduced, a.stats.tokens)
     key_b = (-b.stats.included, b.stats.reduced, b.stats.tokens)
     return key_a < key_b
-
-
-def fits(text: str, max_tokens: int, tokenizer: str | Tokenizer | None = None) -> bool:
-    """Whether ``text`` is within ``max_tokens``, deciding in O(max_tokens)."""
-    return count_until(text, max_tokens, tokenizer) is not None

@@ -31,6 +31,7 @@ __all__ = [
     "count",
     "count_stream",
     "count_until",
+    "fits",
     "get_tokenizer",
     "known_tokenizers",
     "max_chars",
@@ -416,3 +417,8 @@ def _last_cut(text: str) -> int:
         if found is not None:
             return found.start()
     return 0
+
+
+def fits(text: str, max_tokens: int, tokenizer: str | Tokenizer | None = None) -> bool:
+    """Whether ``text`` is within ``max_tokens``, deciding in O(max_tokens)."""
+    return count_until(text, max_tokens, tokenizer) is not None
