@@ -67,7 +67,7 @@ def test_one_bad_file_alone_exits_2_with_its_message(tmp_path: Path) -> None:
     (tmp_path / "a.json").write_text('[{"id": 1},\n oops]')
     status, out, err = _run(str(tmp_path / "a.json"))
     assert (status, out) == (2, "")
-    assert err == f"agentout: {tmp_path / 'a.json'}:2:2: Expecting value (JSON)\n"
+    assert err == f"agentout: {tmp_path / 'a.json'}:2:2: expecting value (JSON)\n"
     assert "Traceback" not in err
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
+import subprocess
+import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -12,6 +15,7 @@ import pytest
 from agentout.errors import InputError
 from agentout.sources.collection.load import MAX_LINE_BYTES, Item, LoadReport, load
 from agentout.sources.collection.safe_yaml import MAX_ALIAS_NODES, load_documents
+from agentout.sources.data import MAX_DEPTH, data_records, read_data
 
 
 def _load(*paths: Path | str) -> tuple[list[Item], LoadReport]:
@@ -144,7 +148,7 @@ def test_malformed_yaml_among_many_is_skipped_with_file_and_line(tmp_path: Path)
     messages = [str(p) for p in report.problems]
     assert messages[0].startswith(f"{tmp_path / 'kb' / 'b.yaml'}:3:")
     assert "(YAML)" in messages[0]
-    assert messages[1] == f"{tmp_path / 'kb' / 'c.json'}:2:7: Expecting value (JSON)"
+    assert messages[1] == f"{tmp_path / 'kb' / 'c.json'}:2:7: expecting value (JSON)"
 
 
 def test_bad_jsonl_line_is_skipped_and_the_rest_read(tmp_path: Path) -> None:
@@ -200,11 +204,12 @@ def test_binary_files_are_skipped(tmp_path: Path, name: str) -> None:
     assert "binary file" in report.problems[0].message
 
 
-def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
+def test_invalid_utf8_names_the_line_and_the_byte(tmp_path: Path) -> None:
     path = _write(tmp_path / "latin1.yaml", "id: A\nname: caf\xe9\n".encode("latin-1"))
     _, report = _load(path)
-    assert (report.problems[0].path, report.problems[0].line) == (str(path), 2)
-    assert "not UTF-8" in report.problems[0].message
+    assert str(report.problems[0]) == (
+        f"{path}:2: invalid UTF-8 at byte 15 (0xe9); agentout reads UTF-8 text"
+    )
 
 
 def test_directory_with_no_matching_files(tmp_path: Path) -> None:
@@ -230,6 +235,107 @@ def test_nan_in_json_is_refused(tmp_path: Path) -> None:
     path = _write(tmp_path / "n.json", '{"x": NaN}')
     _, report = _load(path)
     assert "NaN is not valid JSON" in report.problems[0].message
+
+
+# -- the same rules as fit ------------------------------------------------------------
+
+# Lines fit refuses (sources/_stream.py): each is refused here too, in the same words
+# and at the same place, and the lines around it are still read.
+REFUSED_LINES = [
+    '{"a": x}',
+    '{"a": "tab\there"}',
+    "[NaN]",
+    '{"a": "NaN", "b": [1, -Infinity]}',
+    '{"a": "Infinity", "b": Infinity}',
+    "[" + "9" * 5000 + "]",
+    "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1),
+    '{"a":' * 100_000 + "1" + "}" * 100_000,  # past Python's own recursion limit
+]
+
+
+@pytest.mark.parametrize("line", REFUSED_LINES, ids=lambda line: line[:24])
+def test_a_jsonl_line_is_refused_as_fit_refuses_it(tmp_path: Path, line: str) -> None:
+    text = '{"id": 1}\n' + line + '\n{"id": 3}\n'
+    path = _write(tmp_path / "in.jsonl", text)
+    items, report = _load(path)
+    assert [i.data for i in items] == [{"id": 1}, {"id": 3}]
+    assert report.bad_lines == 1
+    with pytest.raises(InputError) as fit:
+        data_records([text], str(path), input_format="jsonl")
+    (problem,) = report.problems
+    assert str(problem) == str(fit.value)
+    assert problem.line == 2
+
+
+def _nested(depth: int) -> dict[str, object]:
+    """A record whose objects are nested ``depth`` levels deep, itself level 1."""
+    record: dict[str, object] = {"id": 1}
+    for level in range(2, depth + 1):
+        record = {"id": level, "x": record}
+    return record
+
+
+def test_depth_is_capped_at_fits_limit_in_every_kind_of_file(tmp_path: Path) -> None:
+    limit = f"nested deeper than {MAX_DEPTH} levels"
+    ok, deep = json.dumps(_nested(MAX_DEPTH)), json.dumps(_nested(MAX_DEPTH + 1))
+    jsonl = _write(tmp_path / "d.jsonl", f"{ok}\n{deep}\n")
+    items, report = _load(jsonl)
+    assert [i.data for i in items] == [_nested(MAX_DEPTH)]
+    assert [str(p) for p in report.problems] == [f"{jsonl}:2:1: JSON {limit}"]
+
+    kb = tmp_path / "kb"
+    _write(kb / "ok.json", ok)
+    _write(kb / "deep.json", "\n  " + deep)
+    # a YAML document's own mapping is a level: 1 + the nested record
+    _write(kb / "ok.yaml", "name: ok\nx: " + json.dumps(_nested(MAX_DEPTH - 1)) + "\n")
+    _write(kb / "deep.yaml", "name: deep\nx: " + ok + "\n")  # flow style, as JSON
+    _write(kb / "deep.md", "---\nname: deep\nx: " + ok + "\n---\nText.\n")
+    aliased = "".join(f"a{i}: &a{i} [*a{i - 1}]\n" for i in range(1, MAX_DEPTH))
+    _write(kb / "aliased.yaml", "a0: &a0 [1]\n" + aliased)  # deep only once expanded
+    items, report = _load(kb)
+    assert [i.source for i in items] == [str(kb / "ok.json"), str(kb / "ok.yaml")]
+    assert [str(p) for p in report.problems] == [
+        f"{kb / 'aliased.yaml'}:1: YAML {limit}",
+        f"{kb / 'deep.json'}:2:3: JSON {limit}",
+        f"{kb / 'deep.md'}:3: YAML {limit}",
+        f"{kb / 'deep.yaml'}:2: YAML {limit}",
+    ]
+
+
+def test_broken_yaml_with_many_brackets_is_reported_at_its_line() -> None:
+    text = "".join(f"k{i}: [1]\n" for i in range(100)) + "bad: ]\n"  # the depth check parses
+    with pytest.raises(InputError, match=r"^b\.yaml:101:\d+: .* \(YAML\)$"):
+        list(load_documents(text, "b.yaml"))
+
+
+def test_yaml_nested_past_what_libyaml_can_compose_is_refused_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    path = _write(tmp_path / "deep.yaml", "x:\n  " + "[" * 100_000 + "]" * 100_000 + "\n")
+    code = (
+        "import sys\n"
+        "from agentout.sources.collection.load import LoadReport, load\n"
+        "report = LoadReport()\n"
+        "print(list(load([sys.argv[1]], report)), [str(p) for p in report.problems])\n"
+    )
+    # a subprocess: libyaml's composer recursing 100,000 levels deep kills the process
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == f"[] ['{path}:2: YAML nested deeper than {MAX_DEPTH} levels']\n"
+
+
+def test_invalid_utf8_is_worded_as_fit_words_it(tmp_path: Path) -> None:
+    data = b'{"id": 1}\n{"name": "caf\xe9"}\n{"id": 3}\n'
+    path = _write(tmp_path / "l.jsonl", data)
+    items, report = _load(path)
+    assert [i.data for i in items] == [{"id": 1}, {"id": 3}]
+    with pytest.raises(InputError) as fit:
+        read_data(io.BytesIO(data), name=str(path), input_format="jsonl")
+    (problem,) = report.problems
+    assert problem.message == fit.value.message  # fit names no line: it reads no further
+    assert (problem.path, problem.line) == (str(path), 2)
 
 
 # -- safe YAML --------------------------------------------------------------------------

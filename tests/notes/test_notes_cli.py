@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -201,3 +202,32 @@ def test_the_installed_command_runs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("H agentout=1 mode=notes.index")
     assert (tmp_path / "notes").is_dir()
+
+
+def test_a_file_name_that_is_not_utf8_breaks_nothing(make_vault: MakeVault) -> None:
+    root = make_vault({"good.md": "Fine.\n"})
+    (root / os.fsdecode(b"bad\xff.md")).write_text("---\ntitle: Bad\n---\n", encoding="utf-8")
+    for _ in range(2):  # cold, then from the cache
+        result = run("index", str(root))
+        assert result.exit_code == 0, result.output
+        assert result.stderr == (
+            f"agentout: {root}/bad\\xff.md: the file name is not UTF-8; "
+            "rename it to read it as a note\n"
+        )
+        result.stdout.encode("utf-8")  # valid text: no escaped bytes reach the agent
+        assert (header(result)["notes"], header(result)["skipped"]) == (1, 1)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_a_symlink_out_of_the_vault_is_never_read(make_vault: MakeVault, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s3cret\n", encoding="utf-8")
+    root = make_vault({"n.md": "Text.\n"})
+    (root / "leak.md").symlink_to(secret)
+    result = run("context", str(root), "--note", "leak", "--with-body")
+    assert result.exit_code == 2
+    assert "s3cret" not in result.output
+    assert result.stderr.splitlines() == [
+        f"agentout: {root}/leak.md: a symlink to a file outside {root}; skipped",
+        f"agentout: no note 'leak' in {root}",
+    ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from agentout.sources.notes import Link, NoteError, ParsedNote, parse_note
@@ -184,3 +187,30 @@ def test_invalid_utf8_is_refused_with_its_line() -> None:
     with pytest.raises(NoteError, match=r"not UTF-8 text \(byte 0xff") as caught:
         parse_note(b"line one\nline \xff two\n", "latin.md")
     assert caught.value.line == 2
+
+
+def test_deeply_nested_front_matter_is_refused_with_its_line() -> None:
+    ok = "---\ntitle: Fine\nx: " + "[" * 127 + "]" * 127 + "\n---\n"  # 128 with the mapping
+    assert note(ok).title == "Fine"
+    deep = "---\ntitle: Deep\nx: " + "[" * 128 + "]" * 128 + "\n---\n"
+    with pytest.raises(NoteError) as caught:
+        note(deep)
+    assert (
+        str(caught.value)
+        == "dir/note.md:3: broken front matter: YAML nested deeper than 128 levels"
+    )
+
+
+def test_front_matter_nested_past_what_libyaml_can_compose_is_not_a_crash() -> None:
+    code = (
+        "from agentout.sources.notes import NoteError, parse_note\n"
+        "text = '---\\nx: ' + '[' * 100_000 + ']' * 100_000 + '\\n---\\nBody.\\n'\n"
+        "try:\n"
+        "    parse_note(text.encode(), 'deep.md')\n"
+        "except NoteError as exc:\n"
+        "    print(exc)\n"
+    )
+    # a subprocess: libyaml's composer recursing 100,000 levels deep kills the process
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "deep.md:2: broken front matter: YAML nested deeper than 128 levels\n"

@@ -11,7 +11,7 @@ import pytest
 from notes_support import EXAMPLE, MakeVault
 
 from agentout.errors import InputError
-from agentout.sources.notes import UnknownNoteError, load_vault
+from agentout.sources.notes import NoteError, UnknownNoteError, load_vault
 
 # -- the example vault ------------------------------------------------------------------------
 
@@ -240,3 +240,132 @@ def test_a_symlinked_cache_dir_is_refused(make_vault: MakeVault, tmp_path: Path)
     assert "not a directory" in vault.cache_warning
     assert list(elsewhere.iterdir()) == [planted]  # neither read as a cache nor written
     assert vault.notes["n"].summary == "Text."
+
+
+def test_a_folder_whose_path_is_not_utf8_is_cached(tmp_path: Path, cache_dir: Path) -> None:
+    root = tmp_path / os.fsdecode(b"caf\xe9") / "vault"
+    root.mkdir(parents=True)
+    (root / "n.md").write_text("Text.\n", encoding="utf-8")
+    cold = load_vault(root)
+    assert cold.cache_warning is None
+    warm = load_vault(root)
+    assert warm.cache_warning is None
+    assert warm.parsed == 0  # the cache written with the odd path is read back
+    assert warm.notes == cold.notes
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_and_named(make_vault: MakeVault) -> None:
+    root = make_vault({"good.md": "Fine.\n"})
+    (root / os.fsdecode(b"bad\xff.md")).write_text("---\ntitle: Bad\n---\n", encoding="utf-8")
+    (root / os.fsdecode(b"dir\xe9")).mkdir()
+    (root / os.fsdecode(b"dir\xe9") / "inner.md").write_text("Inner.\n", encoding="utf-8")
+    for _ in range(2):  # cold, then warm: the cache is written and read back
+        vault = load_vault(root)
+        assert vault.cache_warning is None
+        assert list(vault.notes) == ["good"]
+        assert [str(p) for p in vault.problems] == [
+            f"{root}/bad\\xff.md: the file name is not UTF-8; rename it to read it as a note",
+            f"{root}/dir\\xe9: the folder name is not UTF-8; rename it to read its notes",
+        ]
+    assert vault.parsed == 0
+
+
+def test_a_cache_that_cannot_be_encoded_is_a_warning_not_a_failure(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agentout.sources.notes.vault as vault_module
+
+    root = make_vault({"n.md": "Text.\n"})
+
+    def refuse(*args: object, **kwargs: object) -> str:
+        raise ValueError("Circular reference detected")
+
+    monkeypatch.setattr(vault_module.json, "dumps", refuse)
+    vault = load_vault(root)
+    assert vault.notes["n"].summary == "Text."
+    assert vault.cache_warning is not None
+    assert vault.cache_warning.startswith("cannot write the notes cache in ")
+    assert "Circular reference detected" in vault.cache_warning
+
+
+# -- symlinks: followed inside the folder, refused outside it -----------------------------
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder next to the vault, holding a note and a secret that is no note."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "secret.txt").write_text("s3cret\n", encoding="utf-8")
+    (folder / "far.md").write_text("---\nid: far\n---\nFar away.\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_a_file_symlink_to_outside_the_vault_is_refused(
+    make_vault: MakeVault, outside: Path
+) -> None:
+    root = make_vault({"n.md": "Text.\n"})
+    (root / "leak.md").symlink_to(outside / "secret.txt")
+    (root / "far.md").symlink_to(outside / "far.md")
+    vault = load_vault(root)
+    assert list(vault.notes) == ["n"]
+    assert [str(p) for p in vault.problems] == [
+        f"{root}/far.md: a symlink to a file outside {root}; skipped",
+        f"{root}/leak.md: a symlink to a file outside {root}; skipped",
+    ]
+    assert "s3cret" not in json.dumps([n.summary for n in vault.notes.values()])
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_a_file_symlink_inside_the_vault_is_read_under_its_own_path(
+    make_vault: MakeVault,
+) -> None:
+    root = make_vault({"real/target.md": "Target text.\n", ".drafts/hidden.txt": "Draft.\n"})
+    (root / "alias.md").symlink_to(root / "real" / "target.md")
+    (root / "draft.md").symlink_to(Path(".drafts") / "hidden.txt")  # relative, inside
+    vault = load_vault(root)
+    assert vault.problems == ()
+    assert list(vault.notes) == ["alias", "draft", "real/target"]
+    assert vault.notes["alias"].summary == "Target text."
+    assert vault.body("draft") == "Draft."
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_folder_symlinks_are_not_followed_and_one_outside_is_reported(
+    make_vault: MakeVault, outside: Path
+) -> None:
+    root = make_vault({"real/a.md": "A.\n"})
+    (root / "inside-link").symlink_to(root / "real")  # its notes are read once, as real/...
+    (root / "loop").symlink_to(root)  # would walk forever if followed
+    (root / "outside-link").symlink_to(outside)
+    vault = load_vault(root)
+    assert list(vault.notes) == ["real/a"]
+    assert [str(p) for p in vault.problems] == [
+        f"{root}/outside-link: a symlink to a folder outside {root}; not followed"
+    ]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_a_vault_reached_through_a_symlink_reads_its_own_links(
+    make_vault: MakeVault, tmp_path: Path
+) -> None:
+    root = make_vault({"real.md": "Real.\n"})
+    (root / "alias.md").symlink_to("real.md")
+    via = tmp_path / "via"
+    via.symlink_to(root)
+    vault = load_vault(via)
+    assert vault.problems == ()
+    assert list(vault.notes) == ["alias", "real"]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_a_note_swapped_for_an_outside_symlink_after_loading_is_not_read(
+    make_vault: MakeVault, outside: Path
+) -> None:
+    root = make_vault({"n.md": "Text.\n"})
+    vault = load_vault(root)
+    (root / "n.md").unlink()
+    (root / "n.md").symlink_to(outside / "secret.txt")
+    with pytest.raises(NoteError, match=r"n\.md: a symlink to a file outside .*; skipped"):
+        vault.body("n")

@@ -5,7 +5,9 @@ knows the line and column of every position it holds; ``JsonParser`` reads one J
 value at a time from it with the standard library's decoder, refusing what is not JSON
 (NaN, Infinity), what is nested deeper than ``MAX_DEPTH``, and any value or line longer
 than the record limit, each with its location. ``agentout.sources.data`` decides what
-the values mean.
+the values mean. ``loads`` reads a value that is already whole (a line of JSONL, a
+file) by the same rules, in the same words, and ``loads_line`` a JSONL line's bytes;
+``agentout.sources.collection`` and ``agentout.deliver`` use them.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentout.errors import InputError
+from agentout.sources._text import invalid_utf8
 
-__all__ = ["MAX_DEPTH", "JsonParser", "Reader", "Top"]
+__all__ = ["MAX_DEPTH", "JsonParser", "Reader", "Top", "loads", "loads_line", "too_large"]
 
 # Deeper JSON is refused: formats and renderers recurse, and no agent reads 128 levels.
 MAX_DEPTH = 128
+_TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels"
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER_TAIL = re.compile(r"[0-9.eE+-]*")
@@ -85,10 +89,7 @@ class Reader:
 
     def where(self, index: int) -> tuple[int, int]:
         """1-based line and column of ``buf[index]``."""
-        newlines = self.buf.count("\n", 0, index)
-        if newlines:
-            return self.line + newlines, index - self.buf.rfind("\n", 0, index)
-        return self.line, self.col + index + 1
+        return _where(self.buf, index, self.line, self.col)
 
     def error(self, message: str, index: int) -> InputError:
         line, column = self.where(index)
@@ -115,8 +116,8 @@ class Reader:
 
     def too_large(self, what: str) -> str:
         return (
-            f"{what} longer than {self.mib} MiB (raise the limit with --max-record-mib "
-            "or AGENTOUT_MAX_RECORD_MIB)"
+            too_large(what, self.mib)
+            + " (raise the limit with --max-record-mib or AGENTOUT_MAX_RECORD_MIB)"
         )
 
     def lines(self) -> Iterator[tuple[int, str]]:
@@ -150,6 +151,74 @@ class _NonFinite(Exception):
 
 def _refuse_constant(name: str) -> Any:
     raise _NonFinite(name)
+
+
+def too_large(what: str, mib: int) -> str:
+    """How a line or value over the size limit is refused."""
+    return f"{what} longer than {mib} MiB"
+
+
+def _where(text: str, index: int, line: int, column0: int) -> tuple[int, int]:
+    """1-based line and column of ``text[index]``, ``text`` starting at (line, column0)."""
+    newlines = text.count("\n", 0, index)
+    if newlines:
+        return line + newlines, index - text.rfind("\n", 0, index)
+    return line, column0 + index + 1
+
+
+def _explain(exc: Exception, text: str, start: int) -> tuple[str, int]:
+    """Why the JSON value at ``text[start]`` is refused, and where (an index into ``text``)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return _message(exc.msg) + " (JSON)", exc.pos
+    if isinstance(exc, _NonFinite):
+        return f"{exc} is not valid JSON", _find_constant(text, start)
+    if isinstance(exc, RecursionError):
+        return _TOO_DEEP, start
+    # ValueError: an integer of more than sys.get_int_max_str_digits()
+    return str(exc).partition(":")[0] + " (JSON)", start
+
+
+# One decoder for every call of ``loads``: json.loads with an option builds one per call.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_SCAN = _DECODER.scan_once  # type: ignore[attr-defined] # the C scanner, without decode()'s whitespace handling
+
+
+def loads(text: str, name: str, line: int = 1) -> Any:
+    """The one JSON value ``text`` holds (a line of JSONL, a whole file), refused as
+    ``JsonParser`` refuses it, in the same words; the ``InputError`` is located at
+    ``NAME:LINE:COL``, ``line`` being the line ``text`` starts on."""
+    try:
+        try:  # the usual line: the C scanner alone, no whitespace around the value
+            value, end = _SCAN(text, 0)
+        except StopIteration:
+            end = -1
+        if end != len(text):  # whitespace around the value, or an error and its message
+            value = _DECODER.decode(text)
+    except (ValueError, _NonFinite, RecursionError) as exc:
+        message, index = _explain(exc, text, _WS.match(text).end())  # type: ignore[union-attr]
+        raise InputError(message, name, *_where(text, index, line, 0)) from None
+    # inline, as this runs for every line: nesting past MAX_DEPTH takes more than
+    # MAX_DEPTH opening brackets (and as many closing ones)
+    if (
+        len(text) > 2 * MAX_DEPTH
+        and text.count("[") + text.count("{") > MAX_DEPTH
+        and _nested_deeper(value)
+    ):
+        start = _WS.match(text).end()  # type: ignore[union-attr]
+        raise InputError(_TOO_DEEP, name, *_where(text, start, line, 0))
+    return value
+
+
+def loads_line(line: bytes, name: str, number: int, offset: int) -> Any:
+    """The JSON value of line ``number`` of a JSONL file, given as its bytes without the
+    line ending (``offset``: the file offset of its first byte). Refused as ``loads``
+    refuses it; invalid UTF-8 is named by its file offset, as ``read_text`` names it."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = invalid_utf8(offset + exc.start, line[exc.start : exc.start + 1])
+        raise InputError(bad, name, number) from None
+    return loads(text, name, number)
 
 
 class JsonParser:
@@ -203,13 +272,9 @@ class JsonParser:
             except json.JSONDecodeError as exc:
                 incomplete = exc.msg.startswith("Unterminated string") or exc.pos >= len(r.buf) - 16
                 if r.eof or not incomplete:
-                    raise r.error(_message(exc.msg) + " (JSON)", exc.pos) from None
-            except _NonFinite as exc:
-                raise r.error(f"{exc} is not valid JSON", _find_constant(r.buf, start)) from None
-            except RecursionError:
-                raise r.error(f"JSON nested deeper than {MAX_DEPTH} levels", start) from None
-            except ValueError as exc:  # an integer of more than sys.get_int_max_str_digits()
-                raise r.error(str(exc).partition(":")[0] + " (JSON)", start) from None
+                    raise r.error(*_explain(exc, r.buf, start)) from None
+            except (_NonFinite, RecursionError, ValueError) as exc:
+                raise r.error(*_explain(exc, r.buf, start)) from None
             else:
                 if r.eof or not _may_go_on(value, r.buf, end):
                     break
@@ -221,7 +286,8 @@ class JsonParser:
             self._dup_key = None
         if end - start > r.limit:
             raise r.error(r.too_large("JSON value"), start)
-        _check_depth(r, value, start, end)
+        if _too_deep(value, r.buf, start, end):
+            raise r.error(_TOO_DEEP, start)
         r.pos = end
         return value
 
@@ -319,17 +385,21 @@ def _find_constant(text: str, start: int) -> int:
     return start  # pragma: no cover - the decoder only refuses what the pattern finds
 
 
-def _check_depth(reader: Reader, value: Any, start: int, end: int) -> None:
-    """Refuse values nested deeper than MAX_DEPTH; cheap unless the text has many brackets."""
-    text = reader.buf
-    if not isinstance(value, (dict, list)):
-        return
+def _too_deep(value: Any, text: str, start: int, end: int) -> bool:
+    """Is the value read from ``text[start:end]`` nested deeper than MAX_DEPTH? Cheap
+    unless the text has more brackets than levels allowed."""
     if text.count("[", start, end) + text.count("{", start, end) <= MAX_DEPTH:
-        return
-    stack: list[tuple[Any, int]] = [(value, 1)]
+        return False
+    return _nested_deeper(value)
+
+
+def _nested_deeper(value: Any) -> bool:
+    """Are arrays and objects nested in ``value`` deeper than MAX_DEPTH (itself level 1)?"""
+    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
         item, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise reader.error(f"JSON nested deeper than {MAX_DEPTH} levels", start)
+            return True
         children = item.values() if isinstance(item, dict) else item
         stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False

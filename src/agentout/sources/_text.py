@@ -19,13 +19,25 @@ from typing import BinaryIO
 
 from agentout.errors import InputError
 
-__all__ = ["CHUNK_BYTES", "STDIN_NAME", "display_name", "open_input", "read_text"]
+__all__ = [
+    "CHUNK_BYTES",
+    "STDIN_NAME",
+    "display_name",
+    "invalid_utf8",
+    "open_input",
+    "read_text",
+]
 
 CHUNK_BYTES = 1 << 20
 STDIN_NAME = "<stdin>"
 
 Source = str | os.PathLike[str] | BinaryIO | None
 """A path, ``-`` or None for stdin, or an open binary stream."""
+
+
+def invalid_utf8(offset: int, byte: bytes) -> str:
+    """How invalid UTF-8 is refused: the file offset of the bad ``byte``, and its value."""
+    return f"invalid UTF-8 at byte {offset} (0x{byte.hex()}); agentout reads UTF-8 text"
 
 
 def display_name(source: Source) -> str:
@@ -94,11 +106,8 @@ def read_text(
             try:
                 text = decoder.decode(chunk, final=not chunk)
             except UnicodeDecodeError as exc:
-                bad = exc.object[exc.start : exc.start + 1].hex()
-                where = offset - pending + exc.start
-                raise InputError(
-                    f"invalid UTF-8 at byte {where} (0x{bad}); agentout reads UTF-8 text", name
-                ) from None
+                bad = exc.object[exc.start : exc.start + 1]
+                raise InputError(invalid_utf8(offset - pending + exc.start, bad), name) from None
             offset += len(chunk)
             if first and text:
                 text = text.removeprefix("\ufeff")

@@ -18,6 +18,11 @@ value is an array. A record that is not a mapping becomes ``{"value": ...}``.
 A file that cannot be read (malformed, empty, binary, unknown type) is skipped and
 reported as an ``InputError`` naming ``FILE:LINE``; the others are still read. The
 ``LoadReport`` says how many files were read and skipped.
+
+JSON is read by the rules of ``agentout fit`` (``agentout.sources._stream.loads``), in
+its words: NaN and Infinity refused, nesting deeper than ``MAX_DEPTH`` (counted from the
+top of the line, file or YAML document) refused, a JSONL line at most the same 16 MiB,
+invalid UTF-8 named by its byte offset.
 """
 
 from __future__ import annotations
@@ -31,7 +36,10 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from agentout.errors import InputError
+from agentout.sources._stream import loads, loads_line, too_large
+from agentout.sources._text import invalid_utf8
 from agentout.sources.collection.safe_yaml import load_documents
+from agentout.sources.data import DEFAULT_MAX_RECORD_MIB
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -51,8 +59,9 @@ SUFFIXES: dict[str, str] = {
     ".md": "markdown",
     ".markdown": "markdown",
 }
-# One JSONL line may hold at most this much; a longer one is skipped, read in pieces.
-MAX_LINE_BYTES = 16 << 20
+# One JSONL line may hold at most what fit allows a record; a longer one is skipped,
+# read in pieces.
+MAX_LINE_BYTES = DEFAULT_MAX_RECORD_MIB << 20
 _SNIFF_BYTES = 8192
 _KEPT_PROBLEMS = 100  # a JSONL file of a million bad lines reports the first ones
 _GLOB_CHARS = frozenset("*?[")
@@ -212,7 +221,8 @@ def _decode(data: bytes, name: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", name, line) from None
+        bad = invalid_utf8(exc.start, data[exc.start : exc.start + 1])
+        raise InputError(bad, name, line) from None
     text = text.removeprefix("\ufeff")
     if not text.strip():
         raise InputError("empty file: no records", name)
@@ -222,7 +232,7 @@ def _decode(data: bytes, name: str) -> str:
 def _read_whole(data: bytes, name: str, kind: str) -> Iterator[Item]:
     text = _decode(data, name)
     if kind == "json":
-        values = [_json_value(text, name)]
+        values = [loads(text, name)]
     elif kind == "yaml":
         values = list(load_documents(text, name))
     else:
@@ -251,39 +261,6 @@ def _records(value: Any, label: str) -> Iterator[Item]:
 
 def _as_record(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"value": value}
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-# One decoder for every line: json.loads with an option builds a new one per call.
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-_SCAN = _DECODER.scan_once  # type: ignore[attr-defined] # the C scanner, without decode()'s whitespace handling
-_FAILED: Any = object()
-
-
-def _parse_line(text: str) -> Any:
-    """One JSONL line: the C scanner for the usual line, ``decode`` for the rest
-    (whitespace around the value) and for its error message."""
-    try:
-        value, end = _SCAN(text, 0)
-    except StopIteration:
-        value, end = _FAILED, 0
-    if value is _FAILED or end != len(text):
-        return _DECODER.decode(text)
-    return value
-
-
-def _json_value(text: str, name: str) -> Any:
-    try:
-        return json.loads(text, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{exc.msg} (JSON)", name, exc.lineno, exc.colno) from None
-    except ValueError as exc:
-        raise InputError(f"{exc} (JSON)", name) from None
-    except RecursionError:
-        raise InputError("JSON nested too deeply", name) from None
 
 
 def _front_matter(text: str, name: str) -> dict[str, Any]:
@@ -316,36 +293,31 @@ def _read_jsonl(handle: BinaryIO, name: str, report: LoadReport) -> Iterator[Ite
         return
     good = bad = 0
     number = 0
+    offset = 0  # bytes before the line read
     while True:
         line = handle.readline(MAX_LINE_BYTES)
         if not line:
             break
         number += 1
-        if number == 1:
-            line = line.removeprefix(_BOM)
+        start, offset = offset, offset + len(line)
+        if number == 1 and line.startswith(_BOM):
+            line, start = line[len(_BOM) :], start + len(_BOM)
         if len(line) >= MAX_LINE_BYTES and not line.endswith(b"\n"):
-            while (rest := handle.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
-                pass
+            while rest := handle.readline(MAX_LINE_BYTES):  # the rest of the line, unkept
+                offset += len(rest)
+                if rest.endswith(b"\n"):
+                    break
             bad += 1
-            report.problem(InputError(f"line longer than {MAX_LINE_BYTES >> 20} MiB", name, number))
+            report.problem(InputError(too_large("line", MAX_LINE_BYTES >> 20), name, number))
             continue
         line = line.rstrip(b"\r\n")
         if not line or line.isspace():
             continue
         try:
-            value = _parse_line(line.decode("utf-8"))
-        except json.JSONDecodeError as exc:
+            value = loads_line(line, name, number, start)
+        except InputError as exc:
             bad += 1
-            report.problem(InputError(f"{exc.msg} (JSON)", name, number, exc.colno))
-            continue
-        except UnicodeDecodeError:
-            bad += 1
-            report.problem(InputError("not UTF-8 text", name, number))
-            continue
-        except (ValueError, RecursionError) as exc:
-            bad += 1
-            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-            report.problem(InputError(f"{reason} (JSON)", name, number))
+            report.problem(exc)
             continue
         good += 1
         yield Item(_as_record(value), f"{name}:{number}", line)

@@ -128,8 +128,13 @@ def split_front_matter(text: str, path: str) -> tuple[str | None, str, int]:
 def _load_yaml(front: str, path: str) -> Mapping[str, Any]:
     import yaml  # deferred: only reading notes pays for it
 
+    from agentout.sources.collection.safe_yaml import TOO_DEEP, deeper_than_max
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
+        deep = deeper_than_max(front)  # before libyaml's composer, which can crash on it
+        if deep is not None:
+            raise NoteError(f"broken front matter: {TOO_DEEP}", path, 2 + deep)
         value = yaml.load(front, Loader=loader)  # a safe loader, never yaml.Loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

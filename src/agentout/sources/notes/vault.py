@@ -1,9 +1,13 @@
 """A folder of notes: found, parsed (or taken from the cache), ids checked, links resolved.
 
 Every ``*.md`` / ``*.markdown`` file under the folder is a note, hidden files and folders
-(``.obsidian``, ``.git``) aside; folder symlinks are not followed. A file that cannot be
-a note (broken front matter, binary data, over the size limit, an id another file has
-already taken) is skipped with a ``NoteError`` naming it, and the rest is served.
+(``.obsidian``, ``.git``) aside. A file symlink is read when the file it resolves to is
+inside the folder, and refused (skipped, named) when it is outside: a vault cloned from
+elsewhere must not read the user's other files. Folder symlinks are never followed: one
+pointing inside would read notes twice (or loop), one pointing outside is reported. A
+file that cannot be a note (broken front matter, binary data, over the size limit, an
+id another file has already taken) is skipped with a ``NoteError`` naming it, and the
+rest is served.
 
 The cache keeps what parsing found for each file, keyed by its size and modification
 time, so a second load parses only the files that changed. It lives in agentout's own
@@ -98,11 +102,10 @@ class Vault:
         """The note's Markdown body as the file has it now, front matter left out."""
         note = self.notes[note_id]
         display = self.display(note.path)
-        try:
-            data = (self.root / note.path).read_bytes()
-        except OSError as exc:
-            raise NoteError(f"cannot read: {exc.strerror}", display) from None
-        _, body, _ = split_front_matter(decode_note(data, display), display)
+        outcome = _read_note(self.root, note.path, self.name)
+        if isinstance(outcome, NoteError):
+            raise NoteError(outcome.message, display) from None
+        _, body, _ = split_front_matter(decode_note(outcome, display), display)
         return body.strip("\n")
 
     def display(self, relative: str) -> str:
@@ -174,7 +177,7 @@ def _load(
     files = reparsed = 0
     display = functools.partial(_display, name)
 
-    for relative, info in _walk(path, problems, display):
+    for relative, info in _walk(path, name, problems, display):
         files += 1
         if info.st_size > max_note_bytes:
             limit = f"{info.st_size:,} bytes, over the {max_note_bytes:,}-byte limit"
@@ -185,7 +188,7 @@ def _load(
         outcome = _from_cache(entry, key, relative) if entry is not None else None
         if outcome is None:
             reparsed += 1
-            outcome = _parse_file(path, relative)
+            outcome = _parse_file(path, relative, name)
             entry = [*key, _to_cache(outcome)]
         fresh[relative] = entry
         if isinstance(outcome, NoteError):
@@ -206,10 +209,12 @@ def _load(
 
 
 def _walk(
-    root: Path, problems: list[NoteError], display: Callable[[str], str]
+    root: Path, name: str, problems: list[NoteError], display: Callable[[str], str]
 ) -> Iterator[tuple[str, os.stat_result]]:
     """(vault-relative POSIX path, stat) of every note file, in path order (the names in
-    each folder sorted by code point, a subfolder's notes where its name sorts)."""
+    each folder sorted by code point, a subfolder's notes where its name sorts); symlinks
+    as the module docstring says."""
+    real_root = os.path.realpath(root)
 
     def scan(directory: str, prefix: str) -> Iterator[tuple[str, os.stat_result]]:
         try:
@@ -222,11 +227,25 @@ def _walk(
             if entry.name.startswith("."):
                 continue
             relative = prefix + entry.name
-            if entry.is_dir(follow_symlinks=False):
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if not _is_text(entry.name):  # ids and paths are shown to the agent as text
+                if is_dir or entry.name.endswith(NOTE_SUFFIXES):
+                    message = _NOT_TEXT[is_dir]
+                    problems.append(NoteError(message, _escaped(display(relative))))
+                continue
+            if is_dir:
                 yield from scan(entry.path, relative + "/")
-            elif entry.name.endswith(NOTE_SUFFIXES):
+                continue
+            if entry.is_symlink() and not _inside(real_root, entry.path):
+                if entry.is_dir():
+                    message = f"a symlink to a folder outside {name or '.'}; not followed"
+                    problems.append(NoteError(message, display(relative)))
+                elif entry.name.endswith(NOTE_SUFFIXES):
+                    problems.append(NoteError(_outside(name), display(relative)))
+                continue
+            if entry.name.endswith(NOTE_SUFFIXES):
                 try:
-                    info = entry.stat()  # follows a file symlink
+                    info = entry.stat()  # follows a file symlink (inside the folder)
                 except OSError as exc:
                     problems.append(NoteError(f"cannot read: {exc.strerror}", display(relative)))
                     continue
@@ -236,11 +255,53 @@ def _walk(
     yield from scan(os.fspath(root), "")
 
 
-def _parse_file(root: Path, relative: str) -> ParsedNote | NoteError:
+_NOT_TEXT = {
+    False: "the file name is not UTF-8; rename it to read it as a note",
+    True: "the folder name is not UTF-8; rename it to read its notes",
+}
+
+
+def _is_text(name: str) -> bool:
+    """False for a name with bytes that are not UTF-8 (os.listdir escapes them, PEP 383)."""
+    if name.isascii():
+        return True
     try:
-        data = (root / relative).read_bytes()
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _escaped(path: str) -> str:
+    """``path`` with its bytes that are not UTF-8 shown as ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _inside(real_root: str, path: str) -> bool:
+    """Does ``path``, symlinks resolved, lie inside the folder whose real path is given?"""
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _outside(name: str) -> str:
+    return f"a symlink to a file outside {name or '.'}; skipped"
+
+
+def _read_note(root: Path, relative: str, name: str) -> bytes | NoteError:
+    """The file's bytes; checked again at reading, as a file may become a symlink."""
+    path = root / relative
+    try:
+        if path.is_symlink() and not _inside(os.path.realpath(root), os.fspath(path)):
+            return NoteError(_outside(name), relative)
+        return path.read_bytes()
     except OSError as exc:
         return NoteError(f"cannot read: {exc.strerror}", relative)
+
+
+def _parse_file(root: Path, relative: str, name: str) -> ParsedNote | NoteError:
+    data = _read_note(root, relative, name)
+    if isinstance(data, NoteError):
+        return data
     try:
         return parse_note(data, relative)
     except NoteError as exc:
@@ -335,8 +396,8 @@ def _cache_file(root: Path, cache_dir: Path) -> Path:
 
 def _read_cache(cache_file: Path) -> dict[str, Any]:
     """The cached entries by path; anything unexpected reads as an empty cache."""
-    try:
-        data = json.loads(cache_file.read_bytes())
+    try:  # surrogateescape: file names that are not UTF-8, as _write_cache wrote them
+        data = json.loads(cache_file.read_bytes().decode("utf-8", "surrogateescape"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("version") != _stamp():
@@ -413,12 +474,17 @@ def _write_cache(cache_file: Path, root: Path, files: Mapping[str, Any]) -> str 
     temp: str | None = None
     try:
         fd, temp = tempfile.mkstemp(prefix=".vault-", suffix=".tmp", dir=cache_file.parent)
+        text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
         with os.fdopen(fd, "wb") as out:  # dumps, not dump: dump encodes in small pieces
-            out.write(json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode())
+            # a file name that is not UTF-8 comes from os.listdir with its bytes escaped
+            # as lone surrogates (PEP 383): written back as those bytes
+            out.write(text.encode("utf-8", "surrogateescape"))
         os.replace(temp, cache_file)
         temp = None
     except OSError as exc:
         return f"cannot write the notes cache in {cache_file.parent}: {exc.strerror or exc}"
+    except ValueError as exc:  # what JSON or UTF-8 cannot hold: the notes are served uncached
+        return f"cannot write the notes cache in {cache_file.parent}: {exc}"
     finally:
         if temp is not None:
             with contextlib.suppress(OSError):
