@@ -219,6 +219,23 @@ def test_fit_never_passes_the_budget_and_shows_whole_records(
     assert again.stdout == result.stdout
 
 
+def test_a_large_input_prints_what_packing_every_record_would(tmp_path: Path) -> None:
+    # fit keeps only the records the budget could show; the output must not tell.
+    from agentout.pack import pack
+    from agentout.sources.data import read_data
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text(
+        "".join(json.dumps({"id": i, "msg": f"event {i}"}) + "\n" for i in range(20000))
+    )
+    for fmt in FORMATS:
+        result = run(str(path), "--max-tokens", "200", "--format", fmt)
+        assert result.exit_code == 0, result.stderr
+        expected = pack(read_data(str(path)), format=fmt, max_tokens=200)
+        assert result.stdout == expected.text
+        assert expected.stats.total == 20000
+
+
 # -- bad input -------------------------------------------------------------------------
 
 

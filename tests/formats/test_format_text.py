@@ -5,12 +5,14 @@ from __future__ import annotations
 import io
 import re
 import sys
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentout import Record, Result, pack
+from agentout.formats import text as text_format
 from agentout.formats.text import DEFAULT_WIDTH, TextFormat
 from agentout.records import Document, Stats
 
@@ -258,3 +260,46 @@ def test_styling_never_changes_the_characters(values: list[dict[str, str]], widt
     for fields in values:  # every non-blank value is there, however it was wrapped
         for value in fields.values():
             assert re.sub(r"\s+", "", value) in squeezed
+
+
+_cells_text = st.text(
+    alphabet=st.sampled_from(list("ab  -·é\t\n\u0301\u4e00\U0001f44d")) | st.characters(),
+    max_size=90,
+)
+
+
+def _rich_wrap(writer: object, text: Any, width: int) -> list[Any]:
+    return list(text.wrap(text_format._measuring_console(), width, overflow="fold"))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    values=st.lists(
+        st.dictionaries(st.text(min_size=1, max_size=12), _cells_text, min_size=1, max_size=4),
+        min_size=1,
+        max_size=4,
+    ),
+    width=st.integers(min_value=1, max_value=90),
+)
+def test_a_line_that_fits_is_what_rich_would_wrap_it_to(
+    values: list[dict[str, str]], width: int
+) -> None:
+    records = tuple((r, r.fullest) for r in map(Record.of, values))
+    document = Document({"mode": "x"}, Stats(9, 4, 5, 0, 77, "o200k_base", True), records, {})
+    fmt = TextFormat(width=width, color=True)
+    fast = (fmt.render(document), fmt.styled(document), fmt.fragment(*records[0]))
+    with pytest.MonkeyPatch.context() as patch:  # every line through rich's own wrap
+        patch.setattr(text_format._Writer, "_wrap", _rich_wrap)
+        assert (fmt.render(document), fmt.styled(document), fmt.fragment(*records[0])) == fast
+
+
+def test_the_terminal_width_follows_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdout", _Terminal())
+    document = pack(Result.of([Record.of({"v": "word " * 60})]), format=TextFormat()).document
+    widths = []
+    for columns in ("60", "40", "60"):
+        monkeypatch.setenv("COLUMNS", columns)
+        widths.append(max(len(line) for line in TextFormat().render(document).splitlines()))
+    assert 40 < widths[0] <= 60
+    assert widths[1] <= 40
+    assert widths[2] == widths[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,9 +15,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentout.errors import InputError
-from agentout.records import Result
+from agentout.records import Record, Result
 from agentout.sources import _text
-from agentout.sources.data import MAX_DEPTH, data_records, read_data
+from agentout.sources.data import (
+    INDEX_CHARS,
+    MAX_DEPTH,
+    TERSE_CHARS,
+    _cut,
+    _small,
+    data_records,
+    read_data,
+)
+from agentout.tokens import Chars4
+from agentout.truncate import truncate_string
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "data"
 
@@ -203,6 +214,63 @@ def test_a_long_line_has_a_cut_view_and_the_whole_line() -> None:
     assert len(record.tersest["line"]) < 200
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(st.characters(codec="utf-8"), min_size=60, max_size=300)
+    | st.text(alphabet="ab \u0301\u200d\U0001f44d\U0001f3fd", min_size=60, max_size=300),
+    limit=st.sampled_from([INDEX_CHARS, TERSE_CHARS, 2 * TERSE_CHARS]),
+)
+def test_a_cut_keeps_whole_characters_and_counts_the_rest(text: str, limit: int) -> None:
+    shown = _cut(text, limit)
+    if len(text) <= limit + 20:
+        assert shown == text
+        return
+    kept, _, more = shown.rpartition("... (")
+    assert more == f"{len(text) - len(kept)} more chars)"
+    # what truncate_string keeps within limit characters, "..." included
+    assert kept + "..." == truncate_string(text, limit // 4, Chars4(), suffix="...")
+    assert text.startswith(kept)
+    assert len(kept) <= limit - 3
+
+
+def test_a_huge_nested_value_is_judged_without_being_rendered() -> None:
+    huge = [{"log": "x" * 20_000_000}, list(range(1_000_000))]
+    tracemalloc.start()
+    try:
+        assert not _small(huge)
+        assert not _small([[huge]])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100_000  # repr() would build a string of over 20 MB
+
+
+def test_keep_builds_only_the_records_it_takes_and_counts_the_rest() -> None:
+    offered: list[Any] = []
+
+    def first_three(record: Record) -> bool:
+        offered.append(record.fullest["id"])
+        return len(offered) <= 3
+
+    rows = "".join(json.dumps({"id": i}) + "\n" for i in range(100))
+    result = read(rows, keep=first_three)
+    assert [r.fullest["id"] for r in result.records] == [0, 1, 2]
+    assert result.total == 100
+    assert offered == [0, 1, 2, 3]  # offered until it refused: the rest were never built
+    watched: list[Any] = []
+
+    def until_seven(record: Record) -> bool:
+        watched.append(record.fullest["id"])
+        return record.fullest["id"] < 7
+
+    again = read(rows, keep=lambda r: r.fullest["id"] < 5, dropped=until_seven)
+    assert (len(again.records), again.total) == (5, 100)
+    assert watched == [5, 6, 7]
+    lines = read("a\n\nb\nc\n", keep=lambda r: r.fullest["n"] < 3)
+    assert (fullest(lines), lines.total) == ([{"n": 1, "line": "a"}], 3)
+    assert read(rows).total is None  # without keep, every record is there: no total
+
+
 # -- streaming -------------------------------------------------------------------------
 
 json_values = st.recursive(
@@ -216,6 +284,13 @@ json_values = st.recursive(
     ),
     max_leaves=12,
 )
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=json_values)
+def test_a_nested_value_is_small_when_its_repr_is(value: Any) -> None:
+    if isinstance(value, (list, dict)):
+        assert _small(value) == (len(value) <= 10 and len(repr(value)) <= TERSE_CHARS)
 
 
 def pieces(text: str, cuts: list[int]) -> Iterator[str]:

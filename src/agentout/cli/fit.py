@@ -74,18 +74,16 @@ def fit(
     """
     if max_tokens is None and max_chars is None and preset is None:
         fail("fit needs a budget: --max-tokens N, --max-chars N or --preset agent|verbose")
-    from agentout.pack import pack
-    from agentout.sources.data import read_data
+    from agentout.fit import fit as fit_data
 
-    result = read_data(
-        file, input_format=cast("InputFormat", input_format), max_record_mib=max_record_mib
-    )
-    packed = pack(
-        result,
+    packed = fit_data(
+        file,
         format=format_name,
         max_tokens=max_tokens,
         max_chars=max_chars,
         tokenizer=tokenizer,
         preset=preset,
+        input_format=cast("InputFormat", input_format),
+        max_record_mib=max_record_mib,
     )
     echo_packed(packed)

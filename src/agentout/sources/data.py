@@ -15,6 +15,14 @@ fields) through its scalar fields (long strings cut) and its small nested values
 whole object; a line becomes a record with the line cut and the whole line. Pack picks
 the richest view the budget allows; the header counts the records shown terser.
 
+Every record is built and kept, unless ``keep`` says which leading records to keep
+(``agentout.fit`` keeps those a budget could possibly show): the rest are still parsed,
+so bad input anywhere is found, then counted into ``Result.total`` and forgotten with
+their views never built. Memory is then bounded by the records kept and the record size
+limit, not by the input, for a JSON array, JSONL and text. The arrays of a top-level
+JSON object are the exception: they are held whole until the object ends, as which one
+is the longest is only known then; only the views of the records left out are spared.
+
 Bad input is an ``InputError`` located as ``FILE:LINE:COL``: invalid JSON, NaN or
 Infinity, nesting deeper than ``MAX_DEPTH``, a record or line over the size limit. A
 duplicate key keeps its last value (as JSON.parse and jq do), with one warning on stderr
@@ -24,15 +32,14 @@ naming where.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal
 
 from agentout.errors import InputError
 from agentout.records import Record, Result, View
 from agentout.sources._stream import MAX_DEPTH, JsonParser, Reader, Top
 from agentout.sources._text import Source, display_name, read_text
-from agentout.tokens import Chars4
-from agentout.truncate import truncate_string
+from agentout.truncate import _boundary
 
 __all__ = [
     "DEFAULT_MAX_RECORD_MIB",
@@ -57,7 +64,6 @@ TERSE_CHARS = 80
 INDEX_FIELDS = 3
 INDEX_CHARS = 60
 _CUT_SLACK = 20
-_CHARS4 = Chars4()
 _HEADER_CHARS = 200
 _RESERVED = frozenset(
     {"agentout", "mode", "source", "input", "array", "other_keys", "total", "included"}
@@ -68,19 +74,33 @@ _RESERVED = frozenset(
 _LOG_LINE = re.compile(r"\[[^\[\]{}\"\n]*\][ \t]*[^\s,\[\]{}]")
 
 
+Take = Callable[[Record], bool]
+"""Shown each record in turn: whether to keep it (``keep``) or to go on looking (``dropped``)."""
+
+
 def read_data(
     source: Source,
     *,
     input_format: InputFormat = "auto",
     max_record_mib: int = DEFAULT_MAX_RECORD_MIB,
     name: str | None = None,
+    keep: Take | None = None,
+    dropped: Take | None = None,
 ) -> Result:
     """Read a file (a path; ``-`` or None for stdin; or a binary stream) as records.
 
     The header says ``mode=fit``, ``source=NAME`` and ``input=json|jsonl|text``.
+
+    ``keep``, if given, is shown each record in order until it first returns False: the
+    records it accepted are the result's, and from the one it refused on, records are
+    only counted (``Result.total`` says how many there were in all), their views never
+    built. ``dropped``, if given, is shown each record not kept (built after all) for as
+    long as it returns True; ``agentout.fit`` uses it to learn whether the records left
+    out would have ruled out a CSV table.
     """
     name = display_name(source) if name is None else name
-    return data_records(read_text(source, name=name), name, input_format, max_record_mib)
+    chunks = read_text(source, name=name)
+    return data_records(chunks, name, input_format, max_record_mib, keep=keep, dropped=dropped)
 
 
 def data_records(
@@ -88,6 +108,9 @@ def data_records(
     name: str,
     input_format: InputFormat = "auto",
     max_record_mib: int = DEFAULT_MAX_RECORD_MIB,
+    *,
+    keep: Take | None = None,
+    dropped: Take | None = None,
 ) -> Result:
     """Records from text that arrives in pieces; see ``read_data``."""
     if input_format not in INPUT_FORMATS:
@@ -104,7 +127,8 @@ def data_records(
         header["input"] = "text"
         if reader.dropped == 0:
             reader.pos = 0  # keep the first line's indentation
-        return Result.of(_text_records(reader), header)
+        lines = ((n, line) for n, line in reader.lines() if line.strip())
+        return _collect(lines, _line_record, header, keep, dropped)
     parser = JsonParser(reader)
     values: Iterator[Any]
     if kind == "jsonl":
@@ -127,9 +151,35 @@ def data_records(
     else:
         header["input"] = "json"
         values = parser.values(single=True)
-    records = [_object_record(value) for value in values]
+    result = _collect(values, _object_record, header, keep, dropped)
     parser.warn_duplicates()
-    return Result.of(records, header)
+    return result
+
+
+def _collect(
+    items: Iterator[Any],
+    build: Callable[[Any], Record],
+    header: dict[str, Any],
+    keep: Take | None,
+    dropped: Take | None,
+) -> Result:
+    """Every item read (so errors anywhere are found); records built while needed."""
+    if keep is None:
+        return Result.of(map(build, items), header)
+    records: list[Record] = []
+    total = 0
+    keeping, watching = True, dropped is not None
+    for item in items:
+        total += 1
+        if not (keeping or watching):
+            continue
+        record = build(item)
+        if keeping and keep(record):
+            records.append(record)
+            continue
+        keeping = False
+        watching = watching and dropped is not None and dropped(record)
+    return Result.of(records, header, total=total)
 
 
 def _detect(reader: Reader, first: str) -> str:
@@ -150,15 +200,18 @@ def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
 
 
 def _cut(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, saying how many more there are, if that helps.
+    """``text`` cut so that what is kept and "..." make ``limit`` characters, saying how
+    many more there are, if that helps.
 
-    The cut is truncate_string's by chars4 (``limit // 4`` tokens: ``limit`` characters),
-    so it never splits a character, a combining mark or an emoji sequence, and views do
-    not depend on the tokenizer a budget is counted with.
+    The cut never splits a character, a combining mark or an emoji sequence, and drops
+    the whitespace before it ("fox..." reads better than "fox ..."). Views count
+    characters, so they do not depend on the tokenizer a budget is counted with.
     """
     if len(text) <= limit + _CUT_SLACK:  # a cut must save more than its marker costs
         return text
-    kept = truncate_string(text, limit // 4, _CHARS4, suffix="...")[:-3]
+    cut = _boundary(text, limit - 3)
+    tidy = _boundary(text, len(text[:cut].rstrip()))
+    kept = text[: tidy if tidy > 0 else cut]
     return f"{kept}... ({len(text) - len(kept)} more chars)"
 
 
@@ -167,9 +220,27 @@ def _is_scalar(value: Any) -> bool:
 
 
 def _small(value: list[Any] | dict[str, Any]) -> bool:
-    """Is this nested value short enough for a terse view? (``repr`` is a fast, close
-    enough measure of its JSON length; few items are checked first to keep it cheap.)"""
-    return len(value) <= TERSE_CHARS // 8 and len(repr(value)) <= TERSE_CHARS
+    """Is this nested value short enough for a terse view? (The length of its ``repr``
+    is a close enough measure of its JSON length.)"""
+    return len(value) <= TERSE_CHARS // 8 and _repr_length(value, TERSE_CHARS) <= TERSE_CHARS
+
+
+def _repr_length(value: Any, limit: int) -> int:
+    """``len(repr(value))`` for parsed JSON, or some number over ``limit`` once it is
+    known to pass it: a few dozen characters are looked at, however large the value."""
+    if isinstance(value, str):
+        return len(value) + 2 if len(value) > limit else len(repr(value))
+    if not isinstance(value, (list, dict)):
+        return len(repr(value))  # a number, a boolean or None: short
+    size = 2 * max(len(value), 1)  # the brackets, and ", " between items; ": " in a dict
+    pairs = value.items() if isinstance(value, dict) else ((None, item) for item in value)
+    for key, item in pairs:
+        if size > limit:
+            break
+        if key is not None:
+            size += 2 + _repr_length(key, limit - size)
+        size += _repr_length(item, limit - size)
+    return size
 
 
 def _object_record(value: Any) -> Record:
@@ -200,13 +271,11 @@ def _object_record(value: Any) -> Record:
     return Record.of(*views) if views else Record.of(value)
 
 
-def _text_records(reader: Reader) -> Iterator[Record]:
-    for number, line in reader.lines():
-        if not line.strip():
-            continue
-        full = {"n": number, "line": line}
-        cut = _cut(line, TERSE_CHARS * 2)
-        yield Record.of(full) if cut == line else Record.of({"n": number, "line": cut}, full)
+def _line_record(numbered: tuple[int, str]) -> Record:
+    number, line = numbered
+    full = {"n": number, "line": line}
+    cut = _cut(line, TERSE_CHARS * 2)
+    return Record.of(full) if cut == line else Record.of({"n": number, "line": cut}, full)
 
 
 def _unwrap(top: Top) -> tuple[Iterator[Any], dict[str, Any]]:
