@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 import threading
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 
 from agentout.deliver import deliver_records
 from agentout.dual import Progress, ToolResult, format_for_llm, format_for_user
+from agentout.formats.records import parse
+from agentout.tokens import count
 
 RESULT = "\n".join(f"R id={i} status=ok" for i in range(40)) + "\n"
 
@@ -105,3 +108,23 @@ def test_progress_on_a_terminal_draws_a_rich_bar() -> None:
 def test_progress_is_lines_when_the_stream_is_not_a_terminal() -> None:
     progress = Progress("x", total=1, stream=io.StringIO())
     assert progress.live is False
+
+
+def test_a_failed_commands_result_for_the_model_stays_within_its_budget() -> None:
+    """Review finding 6: the whole argv and the error went before the packed text."""
+    from agentout.sources.command import run
+
+    script = "import sys; print('error: it broke'); sys.exit(3)  # " + "padding " * 300
+    done = run([sys.executable, "-c", script], max_tokens=128)
+    result = done.tool_result()
+    assert result.content == done.delivery.text
+    fields = dict(parse(result.content)[0][1])
+    assert count(result.content) <= 128 or fields.get("over_budget") is True
+    assert fields["exit"] == 3  # how it ended is in the content, within the budget
+    assert result.error == "exit status 3"
+    first, second = result.display.splitlines()[:2]
+    assert first.startswith(f"✗ {sys.executable} -c ")
+    assert "… (+" in first  # the person's line names the command clipped, too
+    assert second == "   error: exit status 3"
+    verbose = done.tool_result(verbose=True)
+    assert verbose.display == verbose.content == done.delivery.text

@@ -7,15 +7,18 @@ anything the budget would cut, goes complete to the spill store, and the agent g
 reference: path, size, line count, fields, and a summary (record count, counts of
 low-cardinality fields, numeric min/max, a preview), itself a ``Result`` packed within
 the budget (``max_tokens`` if given, else the threshold in characters, at least 1024).
+A result the budget cannot hold whole (cut, or over it) is never inline.
 
 Everything streams: bytes are held in memory only up to the threshold, then written
 through to the store; the summary is computed on the way. If the store cannot be written
-(read-only, full, unsafe), delivery falls back to inline, complete, with a ``warning``
-in the header: data is never lost silently.
+(read-only, full, unsafe), delivery falls back to inline with a ``warning`` in the header:
+complete if no budget was given, else what fits the budget, the rest counted as omitted
+and, as the warning says, not kept: data is never lost silently.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -158,7 +161,9 @@ class Spool:
             lost = expected - len(recovered)
             self.memory = bytearray(recovered) + self.memory
             self.writer = None
-        self.warning = f"spill store not writable ({reason}); everything is inline instead"
+        self.warning = (
+            f"spill store not writable ({reason}); nothing beyond what is shown here was kept"
+        )
         if lost:
             self.warning += f"; {lost} bytes could not be recovered"
 
@@ -181,6 +186,11 @@ def _size(packed: Packed) -> int:
     return len(packed.text.encode("utf-8"))
 
 
+def _whole(packed: Packed) -> bool:
+    """Everything shown, at its fullest, within the budget."""
+    return not packed.stats.truncated and not packed.stats.over_budget
+
+
 # -- records: JSONL spilled, fields summarised --------------------------------------------
 
 
@@ -200,6 +210,11 @@ class PackSettings:
     max_chars: int | None
     format: str | Format
     tokenizer: str | Tokenizer | None
+
+    @property
+    def limited(self) -> bool:
+        """Whether there is a budget at all."""
+        return self.max_tokens is not None or self.max_chars is not None
 
     def pack(self, result: Result, *, limited: bool, **kw: Any) -> Packed:
         tokens, chars = (self.max_tokens, self.max_chars) if limited else (None, None)
@@ -236,6 +251,7 @@ def deliver_records(
     """Deliver JSON-compatible ``rows`` (usually mappings) inline or as spilled JSONL."""
     return _deliver_json(
         _serialise(rows),
+        _reread_own,
         mode,
         inline_threshold,
         PackSettings(max_tokens, max_chars, format, tokenizer),
@@ -260,9 +276,13 @@ def deliver_jsonl(
     kind: str = "records",
 ) -> Delivery:
     """Deliver JSONL ``lines`` (each ending in a newline, as a file iterates); the spilled
-    file is the input byte for byte. Bad JSON is an ``InputError`` naming ``source``:LINE:COL."""
+    file is the input byte for byte. Each line is read as ``agentout fit`` and ``agentout
+    records`` read JSON (UTF-8, one value, no NaN or Infinity, nesting at most
+    ``MAX_DEPTH``, at most 16 MiB): anything else is an ``InputError`` naming
+    ``source``:LINE:COL (the byte offset too, for invalid UTF-8)."""
     return _deliver_json(
         _parse_jsonl(lines, source),
+        lambda data: [row for _, rows in _parse_jsonl(io.BytesIO(data), source) for row in rows],
         mode,
         inline_threshold,
         PackSettings(max_tokens, max_chars, format, tokenizer),
@@ -273,30 +293,52 @@ def deliver_jsonl(
 
 
 _BATCH = 1024
+_BOM = b"\xef\xbb\xbf"
 
 
 def _parse_jsonl(
     lines: Iterable[bytes | str], source: str
 ) -> Iterator[tuple[list[bytes], list[Any]]]:
-    """Batches of (the lines' exact bytes, their parsed values); blank lines have none."""
-    loads = json.loads
+    """Batches of (the lines' exact bytes, their values; blank lines have none), each line
+    read by the rules (and in the words) of ``agentout fit`` and ``agentout records``:
+    ``agentout.sources._stream.loads``, at most ``DEFAULT_MAX_RECORD_MIB`` a line."""
+    from agentout.sources._stream import loads, too_large
+    from agentout.sources._text import invalid_utf8
+    from agentout.sources.data import DEFAULT_MAX_RECORD_MIB
+
+    limit = DEFAULT_MAX_RECORD_MIB << 20
     raws: list[bytes] = []
     rows: list[Any] = []
+    offset = 0  # bytes before the line
     for number, line in enumerate(lines, start=1):
-        raw = line.encode("utf-8") if isinstance(line, str) else line
+        raw = line if isinstance(line, bytes) else _encode(line, source, number)
         raws.append(raw)
-        try:
-            rows.append(loads(raw))
-        except json.JSONDecodeError as exc:
-            if raw.strip():
-                raise InputError(f"{exc.msg} (JSON)", source, number, exc.colno) from None
-        except UnicodeDecodeError as exc:
-            raise InputError("invalid UTF-8", source, number, exc.start + 1) from None
+        start, offset = offset, offset + len(raw)
+        body = raw
+        if number == 1 and raw.startswith(_BOM):
+            body, start = raw[len(_BOM) :], start + len(_BOM)
+        body = body.rstrip(b"\r\n")
+        if len(body) > limit:
+            raise InputError(too_large("line", DEFAULT_MAX_RECORD_MIB), source, number)
+        if body and not body.isspace():
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad = invalid_utf8(start + exc.start, body[exc.start : exc.start + 1])
+                raise InputError(bad, source, number) from None
+            rows.append(loads(text, source, number))
         if len(raws) >= _BATCH:
             yield raws, rows
             raws, rows = [], []
     if raws:
         yield raws, rows
+
+
+def _encode(line: str, source: str, number: int) -> bytes:
+    try:
+        return line.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        raise InputError(f"not Unicode text ({exc.reason})", source, number) from None
 
 
 def _serialise(rows: Iterable[Any]) -> Iterator[tuple[list[bytes], list[Any]]]:
@@ -310,8 +352,15 @@ def _serialise(rows: Iterable[Any]) -> Iterator[tuple[list[bytes], list[Any]]]:
         yield [(_dumps(r) + "\n").encode("utf-8") for r in batch], batch
 
 
+def _reread_own(data: bytes) -> list[Any]:
+    """Rows ``_serialise`` wrote: one compact JSON value a line (json's own rules, so a
+    NaN a caller passed in reads back as it went out)."""
+    return [json.loads(line) for line in data.split(b"\n") if line]
+
+
 def _deliver_json(
     batches: Iterable[tuple[list[bytes], list[Any]]],
+    reread: Callable[[bytes], list[Any]],
     mode_name: str,
     threshold_value: int | None,
     budget: PackSettings,
@@ -326,18 +375,24 @@ def _deliver_json(
     )
     summary = FieldSummary()
     preview: list[Any] = []
+    held: list[Any] | None = []  # every row, while all the bytes are in memory
     try:
         for raws, rows in batches:
             spool.write(b"".join(raws))
             summary.add_many(rows)
             if len(preview) < _PREVIEW_ROWS:
                 preview.extend(rows[: _PREVIEW_ROWS - len(preview)])
+            if held is not None and (spool.spilling or spool.failed):
+                held = None
+            elif held is not None:
+                held.extend(rows)
     except BaseException:
         spool.discard()
         raise
 
     def inline(limited: bool) -> Packed | None:
-        rows = [json.loads(line) for line in spool.memory.splitlines() if line.strip()]
+        # read again only when the store failed after taking some: the bytes are back here
+        rows = held if held is not None else reread(bytes(spool.memory))
         head = {"mode": "inline", **(header or {}), "warning": spool.warning}
         return budget.pack(Result.of(map(_row_record, rows), head), limited=limited)
 
@@ -358,7 +413,7 @@ def _json_reference(
     summary: FieldSummary,
     preview: list[Any],
     settings: PackSettings,
-) -> tuple[Result, list[int] | None]:
+) -> Packed:
     """The summary lines whole, then as many preview records as fit. If the summary
     alone does not fit whole, it goes terse (name and count) and without a preview."""
     names = list(summary.fields)
@@ -368,10 +423,17 @@ def _json_reference(
         header["more_fields"] = hidden
     footer = {"more": f"agentout show {ref.ref} --lines 1:{min(ref.lines, 100)}"}
     fields = summary.records()
-    alone = settings.pack(Result.of(fields, header, footer), limited=True)
-    if alone.stats.truncated or alone.stats.over_budget:
-        return Result.of(summary.records(terse=True), header, footer), None
-    return Result.of([*fields, *map(_row_record, preview)], header, footer), None
+    # One pack in the usual case: what is left out is a tail, so the fields all fit
+    # whole exactly when they are all included.
+    packed = settings.pack(
+        Result.of([*fields, *map(_row_record, preview)], header, footer), limited=True
+    )
+    if packed.stats.included >= len(fields) and not packed.stats.over_budget:
+        return packed
+    return settings.pack(Result.of(summary.records(terse=True), header, footer), limited=True)
+
+
+Reference = Callable[[SpillRef, dict[str, Any]], tuple[Result, list[int] | None] | Packed]
 
 
 def finish(
@@ -380,33 +442,53 @@ def finish(
     inline: Callable[[bool], Packed | None],
     budget: PackSettings,
     header: Mapping[str, Any] | None,
-    reference: Callable[[SpillRef, dict[str, Any]], tuple[Result, list[int] | None]],
+    reference: Reference,
+    *,
+    whole_at_any_size: bool = False,
 ) -> Delivery:
     """Inline if it may and fits whole; else commit the spilled file and pack a reference.
 
-    ``inline(limited)`` packs the whole data, within the budget if ``limited`` (None when
-    it cannot be shown whole); unlimited, it is the complete fallback.
+    ``inline(limited)`` packs the whole data, within the caller's budget if ``limited``
+    (None when it cannot be shown whole); unlimited, it is the complete fallback.
+    ``reference(ref, header)`` gives the reference as a ``Result`` and the order to pack
+    it in (packed here within ``budget``), or packed already. In ``auto`` mode the data
+    is inline when it stayed in memory, ``inline(True)`` is whole (nothing cut, nothing
+    over the budget) and its text is at most the threshold; ``whole_at_any_size`` drops
+    the two size conditions (a query's page: shown whole, it is the answer).
+
+    If the store fails, ``inline(True)`` is shown: within the budget, what does not fit
+    counted as omitted, and the warning says nothing else was kept (``inline`` may give
+    the most important part there); when it is None, ``inline(False)``, complete.
     """
 
-    def complete() -> Delivery:
-        packed = inline(False)
-        assert packed is not None
-        return Delivery(packed, "inline", warning=spool.warning)
+    def small_enough(packed: Packed) -> bool:
+        return whole_at_any_size or _size(packed) <= spool.threshold
 
-    if mode == "inline" or spool.failed:
-        return complete()
-    if mode == "auto" and not spool.spilling:
+    if mode == "inline":
+        return _kept(spool, inline, limited=False)
+    if not spool.failed and mode == "auto" and (whole_at_any_size or not spool.spilling):
         packed = inline(True)
-        threshold = spool.threshold
-        if packed is not None and not packed.stats.truncated and _size(packed) <= threshold:
+        if packed is not None and _whole(packed) and small_enough(packed):
+            spool.discard()
             return Delivery(packed, "inline")
+    if not spool.spilling and not spool.failed:
         spool.start()  # small but the budget would cut it: keep it complete in a file
-        if spool.failed:
-            return complete()
-    ref = spool.commit()
+    ref = None if spool.failed else spool.commit()
     if ref is None:
-        return complete()
+        return _kept(spool, inline, limited=True)
     head: dict[str, Any] = {"mode": "file", **(header or {})}
     head.update(ref=ref.ref, path=str(ref.path), size=ref.size, lines=ref.lines)
-    result, order = reference(ref, head)
-    return Delivery(budget.pack(result, limited=True, order=order), "file", ref=ref)
+    built = reference(ref, head)
+    if not isinstance(built, Packed):
+        result, order = built
+        built = budget.pack(result, limited=True, order=order)
+    return Delivery(built, "file", ref=ref)
+
+
+def _kept(spool: Spool, inline: Callable[[bool], Packed | None], *, limited: bool) -> Delivery:
+    """Inline, the store unused or failed: within the budget if ``limited`` and possible."""
+    packed = inline(True) if limited else None
+    if packed is None:
+        packed = inline(False)
+    assert packed is not None, "inline(False) is the complete data"
+    return Delivery(packed, "inline", warning=spool.warning)

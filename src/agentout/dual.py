@@ -122,7 +122,9 @@ class ToolResult:
         *,
         verbose: bool | None = None,
     ) -> ToolResult:
-        """The delivered text for the model; its mode, counts and file for the person."""
+        """The delivered text for the model, exactly as packed (so within its budget: an
+        ``error`` is the person's, shown in the display; what the model must know of it
+        belongs in the delivery's header); its mode, counts and file for the person."""
         stats = delivery.packed.stats
         meta: dict[str, Any] = dict(metadata or {})
         meta.update(mode=delivery.mode, shown=stats.included, omitted=stats.omitted)
@@ -132,7 +134,13 @@ class ToolResult:
             meta["lines"] = delivery.ref.lines
         if delivery.warning:
             meta["warning"] = delivery.warning
-        return cls.of(tool_name, delivery.text, meta, error, verbose=verbose)
+        as_content = verbose_from_env() if verbose is None else verbose
+        display = (
+            delivery.text
+            if as_content
+            else format_for_user(tool_name, delivery.text, meta, error, verbose=False)
+        )
+        return cls(content=delivery.text, display=display, metadata=meta, error=error)
 
 
 class Progress:
@@ -154,7 +162,7 @@ class Progress:
         self.label, self.total, self.parallel = label, total, parallel
         self.stream = stream if stream is not None else sys.stderr
         if live is None:
-            live = parallel == 1 and _isatty(self.stream)
+            live = parallel == 1 and is_terminal(self.stream)
         self.live = live
         self.done = self.failed = 0
         self._lock = threading.Lock()
@@ -208,8 +216,9 @@ class Progress:
         self.stream.flush()
 
 
-def _isatty(stream: TextIO) -> bool:
+def is_terminal(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal; False for a replaced or closed stream too."""
     try:
-        return stream.isatty()
+        return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from agentout.records import Record
@@ -126,6 +126,18 @@ class FieldSummary:
                     self.fields[name] = _Field()
                 elif len(self.more_fields) < _MAX_MORE:
                     self.more_fields.add(name)
+
+    def counted(self, limit: int, *, first: Collection[str] = ()) -> dict[str, dict[str, int]]:
+        """The value counts of up to ``limit`` fields worth a look (some value repeats, so
+        not an id, and the values differ), the fields named in ``first`` first, then in
+        first-seen order."""
+        out: dict[str, dict[str, int]] = {}
+        for name in sorted(self.fields, key=lambda name: name not in first):  # stable
+            view = self.fields[name].view(name)
+            values = view.get("counts")
+            if values and 1 < len(values) < view["n"] and len(out) < limit:
+                out[name] = values
+        return out
 
     def records(self, *, terse: bool = False) -> list[Record]:
         """One ``S`` record per field: its name, presence, counts and range; one view, as

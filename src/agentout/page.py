@@ -5,10 +5,16 @@ packed so the output never passes the budget; lines are taken in order and whole
 page is always a contiguous run of the selection, and the footer says which lines it
 shows and the exact command for the next page. JSONL files show each line's fields;
 other files show each line's text (invalid UTF-8 replaced; the file keeps the bytes).
+
+A line longer than ``PART_CHARS`` characters (``JSONL_LINE_CHARS`` in a JSONL file) is
+shown in parts of ``PART_CHARS``, one record each (``n=7 part=3``), and a page may end
+inside it: its next page starts at the following part (``--part``). The file is read a
+piece at a time, so paging a line of any length costs memory for one part.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 import shlex
@@ -21,13 +27,20 @@ from agentout.pack import Packed, pack
 from agentout.records import Record, Result
 from agentout.spill import SpillStore
 from agentout.tokens import Tokenizer
+from agentout.truncate import clip
 
-__all__ = ["DEFAULT_PAGE_TOKENS", "LineRange", "page"]
+__all__ = ["DEFAULT_PAGE_TOKENS", "PART_CHARS", "LineRange", "page"]
 
 DEFAULT_PAGE_TOKENS = 2000
 TERSE_CHARS = 200
-FULL_CHARS = 20_000
+# A part of a long line: under 1,000 tokens for most text, so a default page holds one.
+PART_CHARS = 2000
+JSONL_LINE_CHARS = 20_000  # a record is worth showing whole, as its fields, up to this
 _MIN_RECORD_TOKENS = 4  # "L n=1 text=x" is never cheaper: caps the lines worth reading
+_READ_BYTES = 1 << 16
+
+# (line number, part (0: the whole line), text, whether it is the line's last part)
+_Piece = tuple[int, int, str, bool]
 
 
 @dataclass(frozen=True)
@@ -66,28 +79,38 @@ def page(
     format: str | Format = "records",
     tokenizer: str | Tokenizer | None = None,
     store: SpillStore | None = None,
+    part: int = 1,
 ) -> Packed:
-    """One page of the spilled file ``ref`` (its name, or its path in the store)."""
+    """One page of the spilled file ``ref`` (its name, or its path in the store).
+
+    ``part``: start at this part of the range's first line, if it is shown in parts.
+    """
     store = store if store is not None else SpillStore.default()
     span = lines or LineRange()
+    if part < 1:
+        raise ValueError(f"--part {part}: parts count from 1")
     try:
         pattern = re.compile(grep, re.IGNORECASE if ignore_case else 0) if grep else None
     except re.error as exc:
         raise ValueError(f"--grep {grep!r}: {exc}") from None
     jsonl = ref.endswith(".jsonl")
     cap = None if max_tokens is None else max_tokens // _MIN_RECORD_TOKENS + 1
-    picked: list[tuple[int, str]] = []
+    picked: list[_Piece] = []
     total = matches = 0
-    for number, text in _numbered(store, ref):
+    whole = JSONL_LINE_CHARS if jsonl else PART_CHARS
+    for piece in _numbered(store, ref, whole):
+        number, at, text, _ = piece
         total = number
         if number < span.first or (span.last is not None and number > span.last):
+            continue
+        if number == span.first and 0 < at < part:
             continue
         if pattern is not None and not pattern.search(text):
             continue
         matches += 1
         if cap is None or len(picked) < cap:
-            picked.append((number, text))
-    records = [_record(n, text, jsonl) for n, text in picked]
+            picked.append(piece)
+    records = [_record(n, at, text, jsonl) for n, at, text, _ in picked]
     header: dict[str, Any] = {"ref": ref.rsplit("/", 1)[-1], "lines": total}
     if span != LineRange():
         header["range"] = str(span)
@@ -100,8 +123,9 @@ def page(
         if shown:
             out["shown"] = f"{picked[0][0]}:{picked[shown - 1][0]}"
         if shown < matches:
-            nxt = picked[shown - 1][0] + 1 if shown else span.first
-            rest = f" --grep {_quote(grep)}" if grep else ""
+            nxt, at = (span.first, part) if not shown else _after(picked[shown - 1])
+            rest = f" --part {at}" if at > 1 else ""
+            rest += f" --grep {_quote(grep)}" if grep else ""
             rest += " -i" if ignore_case and grep else ""
             last = "" if span.last is None else str(span.last)
             out["next"] = f"agentout show {name} --lines {nxt}:{last}{rest}"
@@ -109,6 +133,8 @@ def page(
 
     # The footer names the last line shown, which depends on what fits: pack with the
     # widest footer first, then with the real one, never allowing more lines than before.
+    # A page also ends before the first line it would show cut (the next page starts
+    # there, so nothing is skipped), unless that is its first: then alone, if it fits.
     shown = len(picked)
     limit: int | None = None
     while True:
@@ -116,19 +142,73 @@ def page(
         packed = pack(
             result, format=format, max_tokens=max_tokens, max_records=limit, tokenizer=tokenizer
         )
-        if packed.stats.included == shown:
+        included = packed.stats.included
+        cut = next((i for i, (r, v) in enumerate(packed.document.records) if v != r.fullest), None)
+        if cut == 0 and included > 1:
+            shown = limit = 1
+        elif cut:
+            shown = limit = cut
+        elif included == shown:
             return packed
-        shown = limit = packed.stats.included
+        else:
+            shown = limit = included
 
 
-def _numbered(store: SpillStore, ref: str) -> Iterator[tuple[int, str]]:
+def _after(piece: _Piece) -> tuple[int, int]:
+    """Where the page after ``piece`` starts: its line's next part, or the next line."""
+    number, at, _, last = piece
+    return (number + 1, 1) if last else (number, at + 1)
+
+
+def _numbered(store: SpillStore, ref: str, whole: int) -> Iterator[_Piece]:
+    """Each line, whole if it has at most ``whole`` characters, else in parts."""
     with store.open_ref(ref) as handle:
-        for number, raw in enumerate(handle, start=1):
-            yield number, raw.rstrip(b"\n").removesuffix(b"\r").decode("utf-8", "replace")
+        number = 0
+        while raw := handle.readline(_READ_BYTES):
+            number += 1
+            ended = raw.endswith(b"\n") or len(raw) < _READ_BYTES  # else the line goes on
+            if ended and len(raw) <= whole:  # the usual line: no more characters than bytes
+                yield number, 0, _text(raw), True
+            else:
+                yield from _parts(number, raw, ended, handle, whole)
 
 
-def _record(number: int, text: str, jsonl: bool) -> Record:
-    if jsonl:
+def _text(raw: bytes) -> str:
+    return raw.rstrip(b"\n").removesuffix(b"\r").decode("utf-8", "replace")
+
+
+def _parts(number: int, raw: bytes, ended: bool, handle: Any, whole: int) -> Iterator[_Piece]:
+    """A line read a piece at a time: whole if it turns out short enough, else in parts
+    of PART_CHARS characters, never holding more than a part and a piece."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pending = ""
+    part = 0
+    while True:
+        pending += decoder.decode(raw, final=ended)
+        # Parts go out only while the line is sure to be too long to be whole, and with
+        # two characters held back: the line's "\r\n" is not part of its text.
+        if len(pending) > whole + 2:
+            cut = 0
+            while len(pending) - cut > PART_CHARS + 2:
+                part += 1
+                yield number, part, pending[cut : cut + PART_CHARS], False
+                cut += PART_CHARS
+            pending = pending[cut:]
+        if ended:
+            break
+        raw = handle.readline(_READ_BYTES)
+        ended = raw.endswith(b"\n") or len(raw) < _READ_BYTES
+    text = pending.rstrip("\n").removesuffix("\r")
+    if not part and len(text) <= whole:
+        yield number, 0, text, True
+        return
+    for start in range(0, len(text), PART_CHARS):
+        part += 1
+        yield number, part, text[start : start + PART_CHARS], start + PART_CHARS >= len(text)
+
+
+def _record(number: int, part: int, text: str, jsonl: bool) -> Record:
+    if jsonl and not part:
         try:
             row = json.loads(text)
         except ValueError:
@@ -136,13 +216,10 @@ def _record(number: int, text: str, jsonl: bool) -> Record:
         if isinstance(row, dict):
             key = "_line" if "line" in row else "line"
             return Record.of({key: number, **row})
-    terse = {"n": number, "text": _clip(text, TERSE_CHARS)}
-    full = {"n": number, "text": _clip(text, FULL_CHARS)}
+    where: dict[str, Any] = {"n": number, "part": part} if part else {"n": number}
+    terse = {**where, "text": clip(text, TERSE_CHARS)}
+    full = {**where, "text": text}
     return Record.of(terse, kind="L") if terse == full else Record.of(terse, full, kind="L")
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else f"{text[:limit]}… (+{len(text) - limit} chars)"
 
 
 def _quote(text: str | None) -> str:

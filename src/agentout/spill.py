@@ -3,11 +3,13 @@
 Whatever agentout does not show inline is kept here, complete and byte for byte, so an
 agent can page through it with ``agentout show REF``. The store is a directory agentout
 owns (0700, never a symlink, owned by the user); its files are 0600, named
-``YYYYMMDD-KIND-HEX.SUFFIX`` with 64 random bits (never guessable), and written
-atomically: a temporary file in the store, fsync, then ``os.replace`` under the final
-name, so no partial file is ever visible under a name ``show`` would accept. Files are
-kept 7 days: the first write of a process prunes older ones, and ``agentout clean``
-removes them on demand; only files agentout wrote are ever removed.
+``KIND-HEX.SUFFIX`` with 64 random bits (never guessable) or the first 64 bits of the
+content's SHA-256 (the same data, the same name, any day), and written atomically: a
+temporary file in the store, fsync, then ``os.replace`` under the final name, so no
+partial file is ever visible under a name ``show`` would accept. Files are kept 7 days:
+the first write of a process prunes older ones, and ``agentout clean`` removes them on
+demand; only files agentout wrote are ever removed, and never a temporary file that a
+live writer holds (it keeps an exclusive ``flock`` on it until it commits or aborts).
 
 Writes go through ``os.write`` on a raw descriptor with a small buffer: memory stays
 flat whatever the size, and a full disk surfaces as ``OSError`` at the write that failed
@@ -44,11 +46,13 @@ ENV_DIR = "AGENTOUT_SPILL_DIR"
 
 _KIND = re.compile(r"[a-z][a-z0-9_]{0,31}\Z")
 _SUFFIX = re.compile(r"\.[a-z0-9]{1,8}\Z")
-# Only names agentout made are ever shown or cleaned: date, kind, 16 hex digits, suffix.
-NAME_PATTERN = re.compile(r"\A\d{8}-[a-z][a-z0-9_]{0,31}-[0-9a-f]{16}\.[a-z0-9]{1,8}\Z")
+# Only names agentout made are ever shown or cleaned: kind, 16 hex digits, suffix (and a
+# date first from versions that put one there, so their files are still shown and cleaned).
+NAME_PATTERN = re.compile(r"\A(?:\d{8}-)?[a-z][a-z0-9_]{0,31}-[0-9a-f]{16}\.[a-z0-9]{1,8}\Z")
 TEMP_PATTERN = re.compile(r"\A\.partial-[0-9a-f]{16}\Z")
 _HEX = re.compile(r"-[0-9a-f]{16}\.")
 _BUFFER = 1 << 20
+_READ_BACK = 1 << 30  # pread in pieces: a single call returns at most about 2 GiB
 
 
 class SpillError(AgentoutError):
@@ -70,8 +74,21 @@ def _new_name(kind: str, suffix: str) -> str:
         raise ValueError(f"spill kind must match [a-z][a-z0-9_]*, got {kind!r}")
     if not _SUFFIX.match(suffix):
         raise ValueError(f"spill suffix must look like '.txt', got {suffix!r}")
-    day = time.strftime("%Y%m%d", time.gmtime())
-    return f"{day}-{kind}-{secrets.token_hex(8)}{suffix}"
+    return f"{kind}-{secrets.token_hex(8)}{suffix}"
+
+
+def _lock(fd: int, *, wait: bool) -> bool:
+    """An exclusive flock on ``fd``; False if another holder has it (and not ``wait``).
+    Where there is no flock (Windows), True: an open file cannot be removed there anyway."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on POSIX
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        return False
+    return True
 
 
 class SpillWriter:
@@ -86,15 +103,37 @@ class SpillWriter:
         self.store = store
         self.name = _new_name(kind, suffix)
         self._hash = hashlib.sha256() if by_content else None
-        self.temp = store.root / f".partial-{secrets.token_hex(8)}"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        self._fd: int | None = os.open(self.temp, flags, 0o600)
+        self.temp, fd = self._create(store.root)
+        self._fd: int | None = fd
         self._buffer = bytearray()
         self.size = 0
         self.flushed = 0
         self.newlines = 0
         self._last = b""
         self.ref: SpillRef | None = None
+
+    @staticmethod
+    def _create(root: Path) -> tuple[Path, int]:
+        """A new temporary file, locked so that ``clean`` leaves it alone while we live.
+
+        Read-write, so that ``salvage`` can read it back through the descriptor even if
+        the file was removed behind our back. A ``clean`` may remove it between its
+        creation and the lock: then it is made again under another name.
+        """
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        while True:
+            temp = root / f".partial-{secrets.token_hex(8)}"
+            fd = os.open(temp, flags, 0o600)
+            try:
+                _lock(fd, wait=True)
+                if os.path.samestat(os.fstat(fd), os.lstat(temp)):
+                    return temp, fd
+            except FileNotFoundError:
+                pass
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)
 
     def write(self, data: str | bytes) -> None:
         chunk = data.encode("utf-8") if isinstance(data, str) else data
@@ -121,13 +160,21 @@ class SpillWriter:
 
     def salvage(self) -> bytes:
         """Everything written so far, read back, then the file removed: for a caller that
-        falls back to memory when the disk fills. Short if the file cannot be read back."""
-        written = b""
-        with contextlib.suppress(OSError), open(self.temp, "rb") as handle:
-            written = handle.read(self.flushed)
-        data = written + bytes(self._buffer)
+        falls back to memory when the disk fills. It reads through the open descriptor, so
+        it works even if the file was removed; short only if reading fails."""
+        pieces: list[bytes] = []
+        done = 0
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                while done < self.flushed:
+                    piece = os.pread(self._fd, min(self.flushed - done, _READ_BACK), done)
+                    if not piece:
+                        break
+                    pieces.append(piece)
+                    done += len(piece)
+        pieces.append(bytes(self._buffer))
         self.abort()
-        return data
+        return b"".join(pieces)
 
     @property
     def lines(self) -> int:
@@ -135,15 +182,17 @@ class SpillWriter:
         return self.newlines + (1 if self._last and self._last != b"\n" else 0)
 
     def commit(self) -> SpillRef:
+        """The file under its final name. On ``OSError`` the descriptor stays open, so
+        ``salvage`` can still read back what was written."""
         self._flush()
         assert self._fd is not None
         os.fsync(self._fd)
-        os.close(self._fd)
-        self._fd = None
         if self._hash is not None:  # same bytes, same name: same output for same input
             self.name = _HEX.sub(f"-{self._hash.hexdigest()[:16]}.", self.name, count=1)
         final = self.store.root / self.name
-        os.replace(self.temp, final)
+        os.replace(self.temp, final)  # still open and locked until it has its final name
+        os.close(self._fd)
+        self._fd = None
         self.ref = SpillRef(path=final, ref=self.name, size=self.size, lines=self.lines)
         return self.ref
 
@@ -313,13 +362,17 @@ class SpillStore:
         return sorted(out, key=lambda f: f.path.name)
 
     def clean(self, older_than: float, *, dry_run: bool = False) -> list[StoredFile]:
-        """Remove agentout's files last modified more than ``older_than`` seconds ago."""
+        """Remove agentout's files last modified more than ``older_than`` seconds ago;
+        a temporary file is removed only if no live writer holds it, whatever its age."""
         cutoff = time.time() - older_than
         removed: list[StoredFile] = []
         for stored in self.files():
             if stored.mtime > cutoff:
                 continue
-            if not dry_run:
+            if TEMP_PATTERN.match(stored.path.name):
+                if not _remove_abandoned(stored.path, dry_run):
+                    continue
+            elif not dry_run:
                 try:
                     os.unlink(stored.path)  # unlink never follows a symlink
                 except FileNotFoundError:
@@ -328,7 +381,27 @@ class SpillStore:
         return removed
 
 
-_EXAMPLE = "20250101-run-0123456789abcdef.log"
+_EXAMPLE = "run-0123456789abcdef.log"
+
+
+def _remove_abandoned(path: Path, dry_run: bool) -> bool:
+    """Remove a temporary file unless a writer holds its lock; whether it was (would be)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        if not _lock(fd, wait=False):
+            return False  # a run still writing it
+        if not os.path.samestat(os.fstat(fd), os.lstat(path)):
+            return False  # replaced since it was listed
+        if not dry_run:
+            os.unlink(path)  # while holding the lock: no writer can be using it
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _foreign(info: os.stat_result) -> bool:

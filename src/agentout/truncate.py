@@ -22,7 +22,14 @@ from typing import Any, Literal
 
 from agentout.tokens import Tokenizer, count_until, get_tokenizer, max_chars
 
-__all__ = ["Style", "smart_truncate", "truncate_list", "truncate_mapping", "truncate_string"]
+__all__ = [
+    "Style",
+    "clip",
+    "smart_truncate",
+    "truncate_list",
+    "truncate_mapping",
+    "truncate_string",
+]
 
 Style = Literal["python", "json"]
 
@@ -66,6 +73,19 @@ def truncate_string(
     if 0 < tidy < cut and fits(tidy):
         cut = tidy
     return text[:cut] + suffix
+
+
+def clip(text: str, limit: int, *, cut_bytes: int = 0) -> str:
+    """``text`` cut to ``limit`` characters and marked ``… (+N chars)``: for views sized
+    in characters (a line's terse and full views), where a token cut is not needed.
+
+    ``cut_bytes`` are bytes dropped before ``text`` was made (a huge line kept only in
+    part): the mark then counts bytes, those and the rest of ``text``'s in UTF-8.
+    """
+    if not cut_bytes:
+        return text if len(text) <= limit else f"{text[:limit]}… (+{len(text) - limit} chars)"
+    rest = cut_bytes + len(text[limit:].encode("utf-8", "surrogatepass"))
+    return f"{text[:limit]}… (+{rest} bytes)"
 
 
 def truncate_list(

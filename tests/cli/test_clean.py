@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ from click.testing import CliRunner
 
 from agentout.cli.clean import parse_age
 from agentout.cli.main import cli
+from agentout.formats.records import parse
 from agentout.spill import SpillStore
 
 
@@ -81,3 +84,49 @@ def test_a_bad_age_is_exit_2() -> None:
         result.stderr
         == "agentout: --older-than 'soon': expected a number and a unit: 7d, 12h, 30m\n"
     )
+
+
+def test_a_run_still_writing_keeps_its_output_through_a_clean(
+    store: SpillStore, tmp_path: Path
+) -> None:
+    """Review finding 1: `clean --older-than 0` during a run removed its partial file."""
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    child = (
+        "import pathlib, sys, time\n"
+        "sys.stdout.write('a' * 3_000_000 + '\\n'); sys.stdout.flush()\n"
+        f"pathlib.Path({str(ready)!r}).touch()\n"
+        "deadline = time.monotonic() + 30\n"
+        f"while not pathlib.Path({str(go)!r}).exists() and time.monotonic() < deadline:\n"
+        "    time.sleep(0.02)\n"
+        "print('ERROR: done')\n"
+    )
+    agentout = [sys.executable, "-c", "from agentout.cli import main; main()"]
+    process = subprocess.Popen(
+        [*agentout, "run", "--", sys.executable, "-c", child],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not ready.exists():
+            assert time.monotonic() < deadline, "the command never started"
+            time.sleep(0.02)
+        time.sleep(0.2)  # agentout has read it and written the partial file
+        partial = [p for p in store.root.iterdir() if p.name.startswith(".partial-")]
+        assert len(partial) == 1
+        cleaned = clean("--older-than", "0")
+        assert cleaned.exit_code == 0
+        assert cleaned.stdout.splitlines()[-1].startswith("0 files, freed 0 bytes")
+        assert partial[0].exists()
+    finally:
+        go.touch()
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 0
+    assert err == b""
+    text = out.decode()
+    head = parse(text)[0][1]
+    assert head["mode"] == "file"
+    spilled = (store.root / head["ref"]).read_bytes()
+    assert spilled == b"a" * 3_000_000 + b"\nERROR: done\n"
+    assert any(kind == "E" and f["text"] == "ERROR: done" for kind, f in parse(text))

@@ -177,6 +177,31 @@ def test_an_unusable_store_warns_and_still_delivers_everything(
     assert list(target.iterdir()) == []
 
 
+def test_an_unusable_store_still_keeps_the_budget_and_says_so(tmp_path: Path) -> None:
+    """Review finding 3a: AGENTOUT_SPILL_DIR=/etc/passwd ran --max-tokens 100 to 98,085."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory\n")
+    result = CliRunner(env={"AGENTOUT_SPILL_DIR": str(blocker)}).invoke(
+        cli, ["run", "--max-tokens", "100", "--", "seq", "10000"]
+    )
+    assert result.exit_code == 0
+    head = header(result.stdout)
+    assert count(result.stdout) <= 100 or head.get("over_budget") is True
+    assert head["total"] == 10_000
+    assert head["omitted"] == 10_000 - head["included"]
+    assert "nothing beyond what is shown here was kept" in head["warning"]
+    assert f"agentout: warning: {head['warning']}" in result.stderr
+    assert blocker.read_text() == "not a directory\n"
+
+
+def test_a_final_error_line_survives_a_tight_budget() -> None:
+    """Review finding 4: the last info lines were kept, the final ERROR line dropped."""
+    code = "for i in range(20000): print('line', i)\nprint('ERROR: boom')"
+    result = run("--max-tokens", "200", "--", PY, "-c", code)
+    assert count(result.stdout) <= 200
+    assert lines_shown(result.stdout)[20001] == "ERROR: boom"
+
+
 def test_no_command_is_a_usage_error() -> None:
     result = run()
     assert result.exit_code == 2
@@ -238,7 +263,7 @@ log_line = st.one_of(
 )
 @given(
     lines=st.lists(log_line, max_size=300),
-    budget=st.integers(min_value=300, max_value=2000),
+    budget=st.integers(min_value=0, max_value=2000),
 )
 def test_output_is_within_budget_for_any_log(tmp_path: Path, lines: list[str], budget: int) -> None:
     path = tmp_path / "log.txt"
@@ -246,8 +271,10 @@ def test_output_is_within_budget_for_any_log(tmp_path: Path, lines: list[str], b
     path.write_bytes(data)
     result = run("--max-tokens", str(budget), "--", "cat", str(path))
     assert result.exit_code == 0
-    assert count(result.stdout) <= budget
     head = header(result.stdout)
     assert head["tokens"] == count(result.stdout)
+    assert count(result.stdout) <= budget or head.get("over_budget") is True
+    if head["mode"] == "inline":
+        assert "over_budget" not in head  # anything over the budget is a file reference
     if head["mode"] == "file":
         assert (Path(os.environ["AGENTOUT_SPILL_DIR"]) / head["ref"]).read_bytes() == data

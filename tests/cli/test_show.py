@@ -98,3 +98,29 @@ def test_bad_options_exit_2(store: SpillStore) -> None:
     assert show(ref.ref, "--lines", "9:3").exit_code == 2
     assert show(ref.ref, "--grep", "[").exit_code == 2
     assert show(ref.ref, "--max-tokens", "0").exit_code == 2
+
+
+def test_a_long_line_is_paged_in_parts_by_the_next_commands(store: SpillStore) -> None:
+    line = "".join(f"word{i} " for i in range(5000))  # about 44,000 characters
+    ref = store.write_text(f"{line}\nend\n", kind="run")
+    args = [ref.ref, "--max-tokens", "1500"]
+    pieces: list[str] = []
+    starts: list[str] = []
+    for _ in range(100):
+        result = show(*args)
+        assert result.exit_code == 0
+        assert count(result.stdout) <= 1500
+        pieces += [f["text"] for kind, f in parse(result.stdout) if kind == "L" and f["n"] == 1]
+        footer = parse(result.stdout)[-1][1]
+        if "next" not in footer:
+            break
+        args = [*footer["next"].split()[2:], "--max-tokens", "1500"]
+        starts.append(footer["next"])
+    assert "".join(pieces) == line
+    assert any(" --lines 1: --part " in start for start in starts)  # pages inside the line
+
+
+def test_a_bad_part_is_exit_2(store: SpillStore) -> None:
+    ref = store.write_text("x\n", kind="run")
+    result = show(ref.ref, "--part", "0")
+    assert result.exit_code == 2

@@ -301,8 +301,13 @@ def test_unwritable_store_falls_back_with_a_warning(
     answer = query([kb])
     assert answer.spill is None
     assert answer.warning is not None
-    assert "spill store not writable" in _header(answer.text)["warning"]
-    assert _header(answer.text)["tokens"] == count(answer.text) <= 500
+    head = _header(answer.text)
+    assert "spill store not writable" in head["warning"]
+    assert head["tokens"] == count(answer.text) <= 500
+    # review finding 3b: it said "everything is inline instead" and showed 3 records
+    assert head["warning"] == answer.warning
+    assert "nothing beyond what is shown here was kept" in answer.warning
+    assert head["omitted"] == answer.matched - head["included"] > 0
 
 
 def test_explicit_store(kb: Path, tmp_path: Path) -> None:
@@ -384,3 +389,23 @@ def test_sql_skips_yaml_files(rows: Path, kb: Path) -> None:
     answer = query([rows, kb / "security" / "SEC-INJ-001.yaml"], sql="select * from records")
     assert answer.matched == len(ROWS)
     assert "JSON and JSONL files only" in str(answer.report.problems[0])
+
+
+def test_a_spilled_answer_is_packed_once(kb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hot path: more matches than the page holds need no trial pack to know it."""
+    import sys
+
+    query_module = sys.modules[query.__module__]  # the package's `query` is the function
+    calls = 0
+    real_pack = query_module.pack
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return real_pack(*args, **kwargs)
+
+    monkeypatch.setattr(query_module, "pack", counting)
+    answer = query([kb])
+    assert answer.spill is not None
+    assert answer.matched > 3
+    assert calls == 1

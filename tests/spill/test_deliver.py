@@ -143,16 +143,27 @@ def test_the_environment_threshold_applies(monkeypatch: pytest.MonkeyPatch) -> N
     assert deliver_records(rows(5)).mode == "file"
 
 
+def test_a_record_over_the_budget_is_a_file_reference_not_inline() -> None:
+    """Review finding 2: inline though pack said over_budget."""
+    delivery = deliver_records([{"msg": "word " * 300}], max_tokens=50)
+    assert delivery.mode == "file"
+    assert delivery.ref is not None
+    head = header_of(delivery.text)
+    assert count(delivery.text) <= 50 or head.get("over_budget") is True
+    assert count(delivery.text) < 335  # the record alone, inline, cost 335
+
+
 @property_settings
-@given(data=rows_strategy, budget=st.integers(min_value=200, max_value=2000))
+@given(data=rows_strategy, budget=st.integers(min_value=0, max_value=2000))
 def test_the_delivered_text_is_within_budget_and_loses_nothing(
     data: list[dict[str, Any]], budget: int
 ) -> None:
     delivery = deliver_records(data, max_tokens=budget, inline_threshold=2000)
-    assert count(delivery.text) <= budget
     head = header_of(delivery.text)
     assert head["tokens"] == count(delivery.text)
+    assert count(delivery.text) <= budget or head.get("over_budget") is True
     if delivery.mode == "inline":
+        assert "over_budget" not in head  # anything over the budget is a reference
         assert [f for k, f in parse(delivery.text) if k == "R"] == [
             {k: v for k, v in row.items() if v != ""} for row in data
         ]
@@ -196,6 +207,36 @@ def test_bad_jsonl_names_the_source_line_and_column() -> None:
     assert str(caught.value).startswith("events.jsonl:2:7: ")
 
 
+def test_carriage_returns_inside_a_line_are_json_whitespace_not_line_ends() -> None:
+    """Review finding 5: a \\r inside a line split it when the inline rows were re-read."""
+    delivery = deliver_jsonl([b'{"a":\r1}\n', b'{"b":2}\n'])
+    assert delivery.mode == "inline"
+    assert [f for k, f in parse(delivery.text) if k == "R"] == [{"a": 1}, {"b": 2}]
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ([b'{"a": 1}\n', b'{"a": NaN}\n'], "x.jsonl:2:7: NaN is not valid JSON"),
+        ([b'{"a": -Infinity}\n'], "x.jsonl:1:7: -Infinity is not valid JSON"),
+        ([b"[" * 200 + b"]" * 200 + b"\n"], "x.jsonl:1:1: JSON nested deeper than 128 levels"),
+        ([b'{"a": 1}\n', b'{"caf\xe9": 1}\n'], "x.jsonl:2: invalid UTF-8 at byte 14 (0xe9)"),
+        ([b'{"a": 1}\n', b'{"a": }\n'], "x.jsonl:2:7: expecting value (JSON)"),
+    ],
+)
+def test_jsonl_is_read_by_the_rules_fit_reads_it_by(lines: list[bytes], message: str) -> None:
+    """Review finding 15: NaN and Infinity, depth, and bad UTF-8 refused with where."""
+    with pytest.raises(InputError) as caught:
+        deliver_jsonl(lines, source="x.jsonl")
+    assert str(caught.value).startswith(message)
+
+
+def test_a_jsonl_record_over_the_size_limit_is_refused() -> None:
+    line = b'{"a": "' + b"x" * (16 << 20) + b'"}\n'
+    with pytest.raises(InputError, match=r"x\.jsonl:2: line longer than 16 MiB"):
+        deliver_jsonl([b"{}\n", line], source="x.jsonl")
+
+
 def test_a_failed_parse_leaves_no_file(spill_dir: Path) -> None:
     with pytest.raises(InputError):
         deliver_jsonl([b'{"a": 1}\n'] * 3000 + [b"nope\n"], source="x.jsonl")
@@ -209,14 +250,7 @@ def test_a_failed_parse_leaves_no_file(spill_dir: Path) -> None:
 def test_a_read_only_store_falls_back_to_inline_with_a_warning(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real_open = os.open
-
-    def read_only(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
-        if flags & os.O_CREAT:
-            raise OSError(errno.EROFS, "Read-only file system")
-        return real_open(path, flags, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", read_only)
+    _refuse_creating_files(monkeypatch)
     data = rows(500)
     delivery = deliver_records(data)
     assert delivery.mode == "inline"
@@ -225,6 +259,33 @@ def test_a_read_only_store_falls_back_to_inline_with_a_warning(
     assert "Read-only file system" in delivery.warning
     assert "Read-only file system" in header_of(delivery.text)["warning"]
     assert [f["id"] for k, f in parse(delivery.text) if k == "R"] == list(range(500))
+
+
+def _refuse_creating_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_open = os.open
+
+    def read_only(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & os.O_CREAT:
+            raise OSError(errno.EROFS, "Read-only file system")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+
+
+@pytest.mark.parametrize("budget", [40, 200, 1000])
+def test_a_failed_store_still_keeps_the_budget_and_says_what_was_not_kept(
+    monkeypatch: pytest.MonkeyPatch, budget: int
+) -> None:
+    """Review finding 3a: the fallback packed with no limit, silently."""
+    _refuse_creating_files(monkeypatch)
+    delivery = deliver_records(rows(500), max_tokens=budget)
+    head = header_of(delivery.text)
+    assert delivery.mode == "inline"
+    assert count(delivery.text) <= budget or head.get("over_budget") is True
+    assert head["omitted"] > 0
+    assert delivery.warning is not None
+    assert "nothing beyond what is shown here was kept" in delivery.warning
+    assert head["warning"] == delivery.warning
 
 
 @contextlib.contextmanager
@@ -280,6 +341,27 @@ def test_a_full_disk_mid_stream_loses_nothing(
     assert list(spill_dir.iterdir()) == []  # the partial file is gone
 
 
+def test_jsonl_read_back_after_a_full_disk_is_read_by_the_same_rules(
+    monkeypatch: pytest.MonkeyPatch, spill_dir: Path
+) -> None:
+    real_write = os.write
+    written = 0
+
+    def fill_up(fd: int, data: bytes) -> int:
+        nonlocal written
+        if written > 1 << 20:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written += len(data)
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", fill_up)
+    lines = [b'{"id": %d,\r"pad": "%s"}\n' % (i, b"x" * 1000) for i in range(2500)]
+    delivery = deliver_jsonl(lines, source="x.jsonl")
+    assert delivery.mode == "inline"
+    assert delivery.warning is not None
+    assert [f["id"] for k, f in parse(delivery.text) if k == "R"] == list(range(2500))
+
+
 def test_a_symlinked_store_falls_back_rather_than_writing_through_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -313,3 +395,23 @@ def test_memory_stays_flat_whatever_the_size(tmp_path: Path) -> None:
     assert delivery.ref is not None
     assert delivery.ref.size > 13_000_000
     assert peak < 4_000_000
+
+
+def test_a_file_reference_is_packed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hot path: the summary and the preview in one pack, not the summary first."""
+    import agentout.deliver as deliver_module
+
+    calls = 0
+    real_pack = deliver_module.pack
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return real_pack(*args, **kwargs)
+
+    monkeypatch.setattr(deliver_module, "pack", counting)
+    delivery = deliver_records(rows(1500), max_tokens=300)
+    assert delivery.mode == "file"
+    assert calls == 1
+    assert [k for k, _ in parse(delivery.text)][:5] == ["H", "S", "S", "S", "S"]
+    assert "R" in [k for k, _ in parse(delivery.text)]  # the preview after the summary

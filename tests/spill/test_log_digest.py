@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -96,6 +99,16 @@ def test_a_huge_line_is_cut_for_the_view_and_says_how_much() -> None:
     assert first.shown(100_000).endswith(f"… (+{100_000 - 8192} bytes)")
 
 
+@pytest.mark.parametrize("limit", [160, 2000])
+def test_a_huge_line_shown_short_counts_everything_not_shown(limit: int) -> None:
+    """Review finding 7: the count left out what was cut before the view was made."""
+    reader = digest("é".encode() * 50_000 + b"\nend\n")  # 100,000 bytes, 2 each
+    first = reader.kept()[0]
+    shown = first.shown(limit)
+    assert shown.startswith("é" * limit + "… (+")
+    assert shown.endswith(f"(+{100_000 - 2 * limit} bytes)")
+
+
 @pytest.mark.parametrize(
     ("log", "expected"),
     [
@@ -145,8 +158,15 @@ def test_priority_puts_errors_and_the_last_lines_before_noise() -> None:
     kept = reader.kept()
     order = reader.priority(kept)
     first = [kept[i] for i in order[:4]]
-    assert {line.n for line in first[:3]} == {599, 600, 601}  # the last three lines
+    assert [line.n for line in first[:3]] == [601, 600, 599]  # the last three, newest first
     assert first[3].level == "error"
+
+
+def test_the_last_line_comes_first_so_a_final_error_survives_any_budget() -> None:
+    """Review finding 4: the last lines went in line order, the final error last."""
+    reader = digest(b"".join(b"line %d\n" % i for i in range(2000)) + b"ERROR: boom\n")
+    kept = reader.kept()
+    assert kept[reader.priority(kept)[0]].text == "ERROR: boom"
 
 
 def test_memory_is_bounded_whatever_the_length() -> None:
@@ -201,7 +221,7 @@ def test_any_chunking_reads_the_same(log: list[bytes], chunk: int) -> None:
 
 
 @property_settings
-@given(log=lines, budget=st.integers(min_value=250, max_value=1500))
+@given(log=lines, budget=st.integers(min_value=0, max_value=1500))
 def test_a_delivered_log_is_within_budget_and_its_file_is_exact(
     log: list[bytes], budget: int
 ) -> None:
@@ -210,7 +230,10 @@ def test_a_delivered_log_is_within_budget_and_its_file_is_exact(
     for start in range(0, len(data), 50):
         sink.feed(data[start : start + 50])
     delivery = sink.deliver({"cmd": "generated"}, max_tokens=budget)
-    assert count(delivery.text) <= budget
+    head = dict(parse(delivery.text)[0][1])
+    assert count(delivery.text) <= budget or head.get("over_budget") is True
+    if delivery.mode == "inline":
+        assert "over_budget" not in head
     if delivery.ref is not None:
         assert delivery.ref.path.read_bytes() == data
     records = [fields for kind, fields in parse(delivery.text) if kind in "ETWL"]
@@ -228,3 +251,42 @@ def test_pack_order_ranks_coverage_but_keeps_positions() -> None:
     assert 3 <= len(shown) < 50
     assert packed.stats.total == 50
     assert packed.stats.omitted == 50 - len(shown)
+
+
+def test_the_count_of_lines_not_shown_is_of_the_whole_log() -> None:
+    """Review finding 18: total/omitted counted the lines kept in memory, not the log's."""
+    sink = LogSink()
+    for i in range(20_000):
+        sink.feed(b"line %d\n" % i)
+    sink.feed(b"waiting\n" * 5)  # folded into one: a record of 5 lines
+    delivery = sink.deliver({"cmd": "x"}, max_tokens=200)
+    head = dict(parse(delivery.text)[0][1])
+    assert head["lines"] == 20_005
+    assert head["total"] == 20_001  # every line, the five identical ones folded into one
+    assert head["omitted"] == head["total"] - head["included"]
+
+
+@pytest.mark.parametrize("budget", [60, 200, 600])
+def test_a_failed_store_keeps_the_budget_and_the_lines_that_matter(
+    monkeypatch: pytest.MonkeyPatch, budget: int
+) -> None:
+    """Review finding 3a: with the store unwritable, the budget was ignored."""
+    real_open = os.open
+
+    def read_only(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & os.O_CREAT:
+            raise OSError(errno.EROFS, "Read-only file system")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    sink = LogSink()
+    sink.feed(b"".join(b"%d\n" % i for i in range(10_000)) + b"error: it broke\n")
+    delivery = sink.deliver({"cmd": "x"}, max_tokens=budget)
+    head = dict(parse(delivery.text)[0][1])
+    assert delivery.mode == "inline"
+    assert delivery.warning is not None
+    assert "nothing beyond what is shown here was kept" in delivery.warning
+    assert count(delivery.text) <= budget or head.get("over_budget") is True
+    assert head["omitted"] > 0
+    shown = [f["text"] for kind, f in parse(delivery.text) if kind in "ETWL"]
+    assert "error: it broke" in shown

@@ -80,7 +80,7 @@ def test_names_are_unguessable_and_follow_the_pattern(store: SpillStore) -> None
     assert all(NAME_PATTERN.match(name) for name in names)
     randoms = {re.search(r"-([0-9a-f]{16})\.", name).group(1) for name in names}  # type: ignore[union-attr]
     assert len(randoms) == 50
-    assert all(name.startswith(time.strftime("%Y%m%d", time.gmtime())) for name in names)
+    assert all(re.fullmatch(r"run-[0-9a-f]{16}\.log", name) for name in names)  # no date
 
 
 @pytest.mark.parametrize(("kind", "suffix"), [("Run", ".log"), ("a/b", ".log"), ("run", "log")])
@@ -252,13 +252,12 @@ def test_clean_removes_only_agentouts_old_files(
 
 
 def test_clean_removes_stale_partial_files(store: SpillStore, spill_dir: Path) -> None:
-    writer = store.open(kind="run")
-    writer.write(b"abandoned")
-    writer._flush()
-    _age(writer.temp, 8)
+    stale = spill_dir / ".partial-0123456789abcdef"  # left by a process that died
+    stale.write_bytes(b"abandoned")
+    _age(stale, 8)
     removed = store.clean(7 * 86400)
-    assert [f.path for f in removed] == [writer.temp]
-    writer.abort()
+    assert [f.path for f in removed] == [stale]
+    assert not stale.exists()
 
 
 def test_the_first_write_prunes_files_past_the_retention(spill_dir: Path) -> None:
@@ -285,3 +284,66 @@ def test_names_by_content_are_the_same_for_the_same_bytes(store: SpillStore) -> 
     assert first == again != other
     assert NAME_PATTERN.match(first)
     assert (store.root / first).read_bytes() == b'{"a":1}\n'
+
+
+# -- a file being written is never cleaned away (review finding 1) --------------------------
+
+
+def test_clean_spares_a_partial_file_still_being_written(
+    store: SpillStore, spill_dir: Path
+) -> None:
+    data = b"a" * (3 << 20)  # past the buffer: on disk in the partial file
+    with store.open(kind="run", suffix=".log") as writer:
+        writer.write(data)
+        _age(writer.temp, 30)
+        assert store.clean(0) == []
+        assert store.clean(0, dry_run=True) == []
+        assert writer.temp.exists()
+        ref = writer.commit()
+    assert ref.path.read_bytes() == data
+
+
+def test_what_was_written_is_salvaged_even_if_the_partial_file_was_removed(
+    store: SpillStore,
+) -> None:
+    data = bytes(range(256)) * 12_000  # 3 MB: most of it flushed to the file
+    writer = store.open(kind="run", suffix=".log")
+    writer.write(data)
+    assert writer.flushed > 0
+    os.unlink(writer.temp)  # by hand, or a cleaner that does not look at locks
+    assert writer.salvage() == data
+
+
+def test_a_commit_after_the_partial_file_was_removed_fails_and_salvage_still_works(
+    store: SpillStore,
+) -> None:
+    writer = store.open(kind="run", suffix=".log")
+    writer.write(b"x" * (2 << 20))
+    os.unlink(writer.temp)
+    with pytest.raises(FileNotFoundError):
+        writer.commit()
+    assert writer.salvage() == b"x" * (2 << 20)
+
+
+# -- names carry no date: the same content has the same name every day (finding 19) -------
+
+
+def test_names_by_content_are_the_content_hash_without_a_date(store: SpillStore) -> None:
+    import hashlib
+
+    data = b'{"a":1}\n'
+    with store.open(kind="records", suffix=".jsonl", by_content=True) as writer:
+        writer.write(data)
+        ref = writer.commit()
+    assert ref.ref == f"records-{hashlib.sha256(data).hexdigest()[:16]}.jsonl"
+
+
+def test_names_of_older_versions_with_a_date_are_still_shown_and_cleaned(
+    store: SpillStore, spill_dir: Path
+) -> None:
+    legacy = spill_dir / "20250101-run-0123456789abcdef.log"
+    legacy.write_bytes(b"from an older agentout\n")
+    os.chmod(legacy, 0o600)
+    assert store.resolve(legacy.name) == legacy
+    _age(legacy, 8)
+    assert [f.path for f in store.clean(7 * 86400)] == [legacy]

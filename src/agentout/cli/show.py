@@ -11,6 +11,13 @@ from agentout.formats import FORMAT_NAMES
 @click.command()
 @click.argument("ref", metavar="REF")
 @click.option("--lines", "lines", metavar="A:B", default=None, help="Lines A to B (from 1).")
+@click.option(
+    "--part",
+    type=click.IntRange(min=1),
+    default=1,
+    metavar="P",
+    help="Start at part P of the first line (a long line is shown in parts).",
+)
 @click.option("--grep", metavar="PATTERN", default=None, help="Only lines matching a regex.")
 @click.option("-i", "--ignore-case", is_flag=True, help="Match --grep case-insensitively.")
 @click.option(
@@ -26,6 +33,7 @@ from agentout.formats import FORMAT_NAMES
 def show(
     ref: str,
     lines: str | None,
+    part: int,
     grep: str | None,
     ignore_case: bool,
     max_tokens: int,
@@ -35,14 +43,17 @@ def show(
     """Show a page of the spilled file REF: its name or its path in the spill store.
 
     The page never passes the budget; its last line (F) says which lines it shows and
-    gives the command for the next page. REF must be a file agentout spilled: a path
-    outside the store, a symlink, or a file agentout did not write is refused (exit 2).
+    gives the command for the next page. A line longer than 2000 characters is shown in
+    parts (n=7 part=3), and the next page may start inside it (--part). REF must be a
+    file agentout spilled: a path outside the store, a symlink, or a file agentout did
+    not write is refused (exit 2).
 
     \b
     Examples:
-      agentout show 20250101-run-0123456789abcdef.log
-      agentout show 20250101-run-0123456789abcdef.log --lines 120:180
-      agentout show 20250101-run-0123456789abcdef.log --grep 'error|FAILED' --max-tokens 500
+      agentout show run-0123456789abcdef.log
+      agentout show run-0123456789abcdef.log --lines 120:180
+      agentout show run-0123456789abcdef.log --grep 'error|FAILED' --max-tokens 500
+      agentout show run-0123456789abcdef.log --lines 7: --part 3
     """
     from agentout.page import LineRange, page
 
@@ -50,6 +61,7 @@ def show(
     packed = page(
         ref,
         lines=span,
+        part=part,
         grep=grep,
         ignore_case=ignore_case,
         max_tokens=max_tokens,

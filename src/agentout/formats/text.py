@@ -22,12 +22,15 @@ bytes everywhere.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
+from functools import cache, lru_cache
 from io import StringIO
 from typing import TYPE_CHECKING, Any
 
+from agentout.dual import is_terminal
 from agentout.records import Document, Record, Stats, View, is_empty
 
 if TYPE_CHECKING:
@@ -58,20 +61,41 @@ def _shown_key(key: Any) -> str:
     return _shown(str(key)).replace("\t", "\\t").replace("\n", "\\n")
 
 
+@cache
+def _measuring_console() -> Console:
+    """The console rich's ``Text.wrap`` asks for; it only measures, so one serves all."""
+    from rich.console import Console
+
+    return Console(file=StringIO(), color_system=None, legacy_windows=False)
+
+
+@lru_cache(maxsize=4)
+def _console_on(stream: Any, columns: str | None) -> Console:
+    """A console on ``stream``, made once: its ``width`` follows the terminal's size, and
+    ``COLUMNS`` (read when it is made) is part of the key."""
+    from rich.console import Console
+
+    return Console(file=stream)
+
+
 class _Writer:
     """Builds one rich ``Text``, wrapping values under their key at a fixed width."""
 
     def __init__(self, width: int) -> None:
-        from rich.console import Console
         from rich.text import Text
 
         self.width = width
         self._in_run = False  # the last thing written was a one-line record
         self.text = Text(end="")
         self._new = Text
-        self._console: Console = Console(
-            file=StringIO(), width=width, color_system=None, legacy_windows=False
-        )
+
+    def _wrap(self, text: Text, width: int) -> list[Text]:
+        """``text.wrap(...)``'s lines; a text that fits on one line is that line, as
+        rich's wrap would give it, without the cost of dividing it into words."""
+        plain = text.plain
+        if "\n" not in plain and "\t" not in plain and _cells(plain) <= width:
+            return [text]
+        return list(text.wrap(_measuring_console(), width, overflow="fold"))
 
     def line(self, *parts: Text | tuple[str, str]) -> None:
         for part in parts:
@@ -89,7 +113,7 @@ class _Writer:
                 para.append(" · ", _DIM)
             for piece in pieces:
                 para.append(*piece)
-        for wrapped in para.wrap(self._console, self.width, overflow="fold"):
+        for wrapped in self._wrap(para, self.width):
             wrapped.rstrip()
             self.line(wrapped)
 
@@ -106,7 +130,7 @@ class _Writer:
                 para.append(key, _KEY)
                 para.append(f": {value}")
             room = max(self.width - len(_HANG), _MIN_VALUE_CELLS)
-            compact = para.wrap(self._console, room, overflow="fold")
+            compact = self._wrap(para, room)
             if len(compact) > _MAX_COMPACT_LINES:
                 compact = None
         if compact is None or not self._in_run or apart:
@@ -126,7 +150,7 @@ class _Writer:
         indent = " " * (2 + key_cells + 2)
         room = max(self.width - len(indent), _MIN_VALUE_CELLS)
         for key, value in shown:
-            lines = self._new(value).wrap(self._console, room, overflow="fold")
+            lines = self._wrap(self._new(value), room)
             if _cells(key) > key_cells:  # a very long key gets a line of its own
                 self.line(("  ", ""), (key, _KEY))
                 first = indent
@@ -224,10 +248,8 @@ class TextFormat:
     def _width(self) -> int:
         if self.width is not None:
             return self.width
-        if _stdout_isatty():
-            from rich.console import Console
-
-            return Console(file=sys.stdout).width
+        if is_terminal(sys.stdout):
+            return _console_on(sys.stdout, os.environ.get("COLUMNS")).width
         return DEFAULT_WIDTH
 
     def _styling(self) -> tuple[bool, bool]:
@@ -238,13 +260,6 @@ class TextFormat:
 
         probe = Console(file=sys.stdout)
         return probe.is_terminal and not probe.is_dumb_terminal, probe.no_color
-
-
-def _stdout_isatty() -> bool:
-    try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError):  # replaced or closed stdout
-        return False
 
 
 FORMAT = TextFormat()

@@ -36,6 +36,7 @@ from agentout.records import Result
 from agentout.sources.log import LogDigest
 from agentout.spill import SpillRef, SpillStore
 from agentout.tokens import Tokenizer
+from agentout.truncate import clip
 
 if TYPE_CHECKING:
     from agentout.dual import ToolResult
@@ -160,6 +161,11 @@ class LogSink:
         spool = self.spool
 
         def inline(limited: bool) -> Packed | None:
+            head = {"mode": "inline", **(header or {}), "warning": spool.warning}
+            if limited and spool.failed and settings.limited:
+                # nothing else is kept: the lines that matter most, within the budget
+                result = digest.result(head, digest.summary())
+                return settings.pack(result, limited=True, order=digest.priority(digest.kept()))
             if limited and not digest.complete:  # cleaned or folded: keep the bytes too
                 return None
             shown = digest
@@ -167,7 +173,6 @@ class LogSink:
                 shown = LogDigest(keep_all=True)
                 shown.feed(bytes(spool.memory))
                 shown.finish()
-            head = {"mode": "inline", **(header or {}), "warning": spool.warning}
             return settings.pack(shown.result(head, shown.summary()), limited=limited)
 
         def reference(ref: SpillRef, head: dict[str, Any]) -> tuple[Result, list[int]]:
@@ -186,13 +191,14 @@ class CommandRun:
     delivery: Delivery
 
     def tool_result(self, *, verbose: bool | None = None) -> ToolResult:
-        """For both audiences: the delivered text for the model, a summary for the person."""
+        """For both audiences: the delivered text for the model (exactly: its header has
+        the command, clipped, and how it ended), a summary for the person."""
         from agentout.dual import ToolResult
 
         done = self.outcome
         error = done.error or (f"exit status {done.exit_status}" if done.exit_status else None)
         meta = {"exit": done.exit_status, "duration": f"{done.duration:.2f}s"}
-        name = shlex.join(done.argv)
+        name = clip(shlex.join(done.argv), CMD_CHARS)
         return ToolResult.from_delivery(name, self.delivery, meta, error, verbose=verbose)
 
 
@@ -210,7 +216,7 @@ def run(
     """Run ``argv``; its complete output is spilled, the lines that matter delivered."""
     sink = LogSink(mode=mode, inline_threshold=inline_threshold, store=store, kind="run")
     outcome = run_command(argv, sink.feed)
-    header: dict[str, Any] = {"cmd": _clip(shlex.join(outcome.argv), CMD_CHARS)}
+    header: dict[str, Any] = {"cmd": clip(shlex.join(outcome.argv), CMD_CHARS)}
     header["exit"] = outcome.exit_status
     if outcome.signal is not None:
         header["signal"] = _signal_name(outcome.signal)
@@ -221,10 +227,6 @@ def run(
         header, max_tokens=max_tokens, max_chars=max_chars, format=format, tokenizer=tokenizer
     )
     return CommandRun(outcome, delivery)
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else f"{text[:limit]}… (+{len(text) - limit} chars)"
 
 
 def _signal_name(number: int) -> str:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from agentout.records import Record, Result
+from agentout.truncate import clip
 
 __all__ = ["BINARY", "Line", "LogDigest"]
 
@@ -85,11 +86,7 @@ class Line:
     parent: int | None = None  # the error line a context line belongs to
 
     def shown(self, limit: int) -> str:
-        text = self.text
-        if len(text) > limit:
-            text = f"{text[:limit]}… (+{len(text) - limit} chars)"
-        elif self.cut:
-            text = f"{text}… (+{self.cut} bytes)"
+        text = clip(self.text, limit, cut_bytes=self.cut)
         if self.repeat == 1:
             return text
         return (
@@ -290,7 +287,8 @@ class LogDigest:
             if line.level == "context" and line.parent is not None:
                 context.setdefault(line.parent, []).append(index[line.n])
         meaningful = [line for line in lines if line.level not in NOISE]
-        tiers: list[list[int]] = [[index[line.n] for line in meaningful[-3:]]]
+        # how it ended, newest first: under the tightest budget the very last line stays
+        tiers: list[list[int]] = [[index[line.n] for line in reversed(meaningful[-3:])]]
         errors = _from_both_ends([line for line in lines if line.level == "error"])
         tiers.append([index[e.n] for e in errors])
         tiers.append([i for e in errors for i in context.get(e.n, ())])  # each error's detail
@@ -316,8 +314,14 @@ class LogDigest:
         return out
 
     def result(self, header: Mapping[str, Any], summary: Mapping[str, Any]) -> Result:
-        """Records of the kept lines in line order; ``priority(kept())`` orders them for pack."""
-        return Result.of((line.record() for line in self.kept()), header, summary)
+        """Records of the kept lines in line order; ``priority(kept())`` orders them for pack.
+
+        Its total is every line of the log (identical and progress lines folded into one
+        record, as they are shown), so ``omitted`` counts what the agent does not see, not
+        just what was kept in memory and left out.
+        """
+        records = [line.record() for line in self.kept()]
+        return Result.of(records, header, summary, total=self.lines.count)
 
 
 def _clean(raw: bytes) -> tuple[str, bool]:

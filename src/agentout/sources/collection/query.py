@@ -7,21 +7,20 @@
 3. order them: BM25 relevance to ``query`` (only records sharing a term match), or by
    ``sort``, or as the files give them (then nothing is held in memory but one page);
 4. show the first page through ``pack`` with the ``agent`` or ``verbose`` preset;
-5. hybrid delivery: when the page does not show the whole matching set in full, the
-   complete set goes to the spill store as JSONL, and the result's summary names it
-   with its fields and the counts of its low-cardinality fields.
+5. hybrid delivery (``agentout.deliver.finish``): when the page does not show the whole
+   matching set in full, the complete set goes to the spill store as JSONL, named after
+   its content, and the result's summary names it with its fields and the counts of its
+   low-cardinality fields. If the store fails, the page is all there is, and says so.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentout.deliver import Spool, check_mode, resolve_threshold
+from agentout.deliver import PackSettings, Spool, check_mode, finish, resolve_threshold
 from agentout.errors import InputError
 from agentout.fields import FieldSummary
 from agentout.formats import Format
@@ -44,7 +43,6 @@ __all__ = ["Answer", "CollectionError", "Where", "query"]
 
 _MAX_COUNTED_FIELDS = 3
 _BATCH = 1024
-_HEX_NAME = re.compile(r"-[0-9a-f]{16}\.(?=[a-z0-9]+\Z)")
 
 
 class CollectionError(InputError):
@@ -211,9 +209,10 @@ def query(
             kind="records",
             suffix=".jsonl",
             store=store,
+            by_content=True,  # the same query, the same name: the same bytes out
         )
     try:
-        page, matched, summary = _collect(ordered, cap, spool)
+        page, matched, fields = _collect(ordered, cap, spool)
     except BaseException:
         if spool is not None:
             spool.discard()
@@ -241,22 +240,32 @@ def query(
             tokenizer=tokenizer,
         )
 
-    first = packed({})
-    complete = not first.stats.truncated and all(
-        _whole(item, shown) for item, (_, shown) in zip(page, first.document.records, strict=True)
+    if spool is None:
+        return Answer(packed({}), matched, report)
+    used = spool
+
+    def inline(limited: bool) -> Packed | None:
+        """The page if it shows the whole set in full; the page anyway when the store
+        failed (then it is all there is, and its header says so)."""
+        if used.failed:
+            header["warning"] = used.warning
+        if used.failed or not limited:
+            return packed({})
+        if matched > len(page):
+            return None  # some are not on the page: no need to pack it to know
+        first = packed({})
+        shown = [view for _, view in first.document.records]
+        whole = len(shown) == len(page) and all(map(_whole, page, shown))
+        return first if whole else None
+
+    def reference(ref: SpillRef, _head: dict[str, Any]) -> Packed:
+        return packed(_spill_footer(ref, fields))
+
+    settings = PackSettings(max_tokens, None, format, tokenizer)
+    delivered = finish(
+        used, delivery_mode, inline, settings, header, reference, whole_at_any_size=True
     )
-    if spool is None or (delivery_mode == "auto" and complete):
-        if spool is not None:
-            spool.discard()
-        return Answer(first, matched, report)
-    if not spool.spilling:
-        spool.start()
-    ref = spool.commit()
-    if ref is None:  # the store failed: nothing spilled, and the result says so
-        header["warning"] = spool.warning
-        return Answer(packed({}), matched, report, warning=spool.warning)
-    ref = _named_by_content(ref, summary.digest)
-    return Answer(packed(_spill_footer(ref, summary.fields)), matched, report, spill=ref)
+    return Answer(delivered.packed, matched, report, spill=delivered.ref, warning=delivered.warning)
 
 
 def _selected(
@@ -281,24 +290,12 @@ def _ordered(items: Iterable[Item], text: str | None, sort: str | None) -> Itera
     return items
 
 
-@dataclass
-class _Spilled:
-    """What the complete set's spill line says about it, gathered on the way."""
-
-    fields: FieldSummary
-    hasher: Any
-
-    @property
-    def digest(self) -> str:
-        digest: str = self.hasher.hexdigest()
-        return digest
-
-
 def _collect(
     ordered: Iterable[Item], cap: int, spool: Spool | None
-) -> tuple[list[Item], int, _Spilled]:
-    """One pass: the first ``cap`` records, the count, and every record to the spool."""
-    summary = _Spilled(FieldSummary(), hashlib.sha256())
+) -> tuple[list[Item], int, FieldSummary]:
+    """One pass: the first ``cap`` records, the count, and every record to the spool
+    (until the store fails: then the page is all that is kept)."""
+    fields = FieldSummary()
     page: list[Item] = []
     batch: list[Any] = []  # FieldSummary works a batch at a time, much faster so
     matched = 0
@@ -307,31 +304,13 @@ def _collect(
         if len(page) < cap:
             page.append(item)
         if spool is not None and not spool.failed:
-            line = item.json_line()
-            spool.write(line)
-            summary.hasher.update(line)
+            spool.write(item.json_line())
             batch.append(item.data)
             if len(batch) >= _BATCH:
-                summary.fields.add_many(batch)
+                fields.add_many(batch)
                 batch.clear()
-    summary.fields.add_many(batch)
-    return page, matched, summary
-
-
-def _named_by_content(ref: SpillRef, digest: str) -> SpillRef:
-    """The spilled file renamed after its content, so the same query gives the same bytes
-    (a random name would change the output, its token count, even what fits the page).
-
-    The store is private (0700), so a name derived from the content gives nothing away;
-    the same set spilled twice the same day is one file.
-    """
-    name = _HEX_NAME.sub(f"-{digest[:16]}.", ref.ref, count=1)
-    path = ref.path.with_name(name)
-    try:
-        os.replace(ref.path, path)
-    except OSError:
-        return ref  # keep the random name: still correct, only not repeatable
-    return SpillRef(path=path, ref=name, size=ref.size, lines=ref.lines)
+    fields.add_many(batch)
+    return page, matched, fields
 
 
 def _whole(item: Item, view: Mapping[str, Any]) -> bool:
@@ -343,14 +322,7 @@ def _spill_footer(ref: SpillRef, fields: FieldSummary) -> dict[str, Any]:
     """Where the complete set is, its fields, and counts of its low-cardinality fields."""
     footer: dict[str, Any] = {"spill": str(ref.path), "lines": ref.lines, "bytes": ref.size}
     footer["fields"] = list(fields.fields)
-    counts: dict[str, Any] = {}
-    ranked = sorted(fields.fields, key=lambda name: name not in SEVERITY_FIELDS)  # stable
-    for name in ranked:
-        summary = fields.fields[name].view(name)
-        values = summary.get("counts")
-        # worth a look: some value repeats (not an id) and the values differ
-        if values and 1 < len(values) < summary["n"] and len(counts) < _MAX_COUNTED_FIELDS:
-            counts[name] = values
+    counts = fields.counted(_MAX_COUNTED_FIELDS, first=SEVERITY_FIELDS)
     if counts:
         footer["counts"] = counts
     return footer
