@@ -39,6 +39,7 @@ __all__ = [
     "SpillRef",
     "SpillStore",
     "SpillWriter",
+    "private_dir",
 ]
 
 DEFAULT_RETENTION_DAYS = 7
@@ -227,6 +228,36 @@ class StoredFile:
     mtime: float
 
 
+def private_dir(path: Path, what: str) -> None:
+    """Make ``path`` a private directory agentout may use: create it (and its parents)
+    0700, refuse a symlink, a non-directory or another user's folder, tighten its mode.
+
+    Raises SpillError naming ``what`` ("the spill store", "the notes cache").
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            pass  # another process made it first; checked below like any existing one
+        except OSError as exc:
+            raise SpillError(f"{path}: cannot create {what}: {exc.strerror}") from exc
+        info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        raise SpillError(f"{path}: {what} is a symlink; refusing to use it")
+    if not stat.S_ISDIR(info.st_mode):
+        raise SpillError(f"{path}: {what} is not a directory")
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise SpillError(f"{path}: {what} is not owned by you; refusing to use it")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        try:
+            os.chmod(path, 0o700)
+        except OSError as exc:
+            raise SpillError(f"{path}: cannot make {what} private: {exc}") from exc
+
+
 class SpillStore:
     """A private directory of spilled files. See the module docstring for the guarantees."""
 
@@ -246,29 +277,7 @@ class SpillStore:
         return cls(Path(platformdirs.user_cache_dir("agentout")) / "spill")
 
     def _ensure(self) -> None:
-        root = self.root
-        try:
-            info = os.lstat(root)
-        except FileNotFoundError:
-            try:
-                root.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                root.mkdir(mode=0o700)
-            except FileExistsError:
-                pass  # another process made it first; checked below like any existing one
-            except OSError as exc:
-                raise SpillError(f"{root}: cannot create the spill store: {exc.strerror}") from exc
-            info = os.lstat(root)
-        if stat.S_ISLNK(info.st_mode):
-            raise SpillError(f"{root}: the spill store is a symlink; refusing to use it")
-        if not stat.S_ISDIR(info.st_mode):
-            raise SpillError(f"{root}: the spill store is not a directory")
-        if hasattr(os, "getuid") and info.st_uid != os.getuid():
-            raise SpillError(f"{root}: the spill store is not owned by you; refusing to use it")
-        if stat.S_IMODE(info.st_mode) & 0o077:
-            try:
-                os.chmod(root, 0o700)
-            except OSError as exc:
-                raise SpillError(f"{root}: cannot make the spill store private: {exc}") from exc
+        private_dir(self.root, "the spill store")
 
     # -- writing ----------------------------------------------------------------------
 

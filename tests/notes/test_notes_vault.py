@@ -237,7 +237,7 @@ def test_a_symlinked_cache_dir_is_refused(make_vault: MakeVault, tmp_path: Path)
     planted.write_text("{}")
     vault = load_vault(root, cache_dir=tmp_path / "cache-parent" / "notes")
     assert vault.cache_warning is not None
-    assert "not a directory" in vault.cache_warning
+    assert "the notes cache is a symlink; refusing to use it" in vault.cache_warning
     assert list(elsewhere.iterdir()) == [planted]  # neither read as a cache nor written
     assert vault.notes["n"].summary == "Text."
 

@@ -46,6 +46,7 @@ from agentout.sources.notes.parse import (
     parse_note,
     split_front_matter,
 )
+from agentout.spill import SpillError, private_dir
 
 __all__ = [
     "ENV_CACHE_DIR",
@@ -166,8 +167,10 @@ def _load(
     if cache:
         directory = cache_dir or default_cache_dir()
         try:  # checked before reading too: a cache another user can write is no cache
-            _private_dir(directory)
+            private_dir(directory, "the notes cache")
             cache_file = _cache_file(path, directory)
+        except SpillError as exc:
+            warning = str(exc)
         except OSError as exc:
             warning = f"cannot use the notes cache in {directory}: {exc.strerror or exc}"
     cached = _read_cache(cache_file) if cache_file else {}
@@ -449,23 +452,6 @@ def _from_cache(entry: Any, key: list[int], relative: str) -> ParsedNote | NoteE
         )
     except (TypeError, ValueError, IndexError):
         return None
-
-
-def _private_dir(path: Path) -> None:
-    """Create ``path`` (and its parent) as 0700; refuse a symlink or another's folder.
-
-    As the spill store does (``agentout.spill``), for the same reasons.
-    """
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with contextlib.suppress(FileExistsError):
-        path.mkdir(mode=0o700)
-    info = os.lstat(path)
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        raise OSError(f"{path} is not a directory")
-    if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise OSError(f"{path} is not owned by you")
-    if stat.S_IMODE(info.st_mode) & 0o077:
-        os.chmod(path, 0o700)
 
 
 def _write_cache(cache_file: Path, root: Path, files: Mapping[str, Any]) -> str | None:
