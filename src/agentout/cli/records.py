@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from agentout.cli._options import (
+    echo_packed,
     fail,
     format_option,
     reports_errors,
@@ -125,7 +126,7 @@ def records(
         _report(exc.report)
         fail("no records: none of the inputs could be read")
     _report(answer.report)
-    click.echo(answer.text, nl=False)
+    echo_packed(answer.packed)
 
 
 def _report(report: LoadReport) -> None:

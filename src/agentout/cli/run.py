@@ -6,7 +6,13 @@ import sys
 
 import click
 
-from agentout.cli._options import budget_options, format_option, reports_errors, tokenizer_option
+from agentout.cli._options import (
+    budget_options,
+    echo_packed,
+    format_option,
+    reports_errors,
+    tokenizer_option,
+)
 from agentout.formats import FORMAT_NAMES
 
 
@@ -68,6 +74,6 @@ def run(
     )
     if done.delivery.warning:
         click.echo(f"agentout: warning: {done.delivery.warning}", err=True)
-    click.echo(done.delivery.text, nl=False)
+    echo_packed(done.delivery.packed)
     sys.stdout.flush()
     sys.exit(done.outcome.exit_status)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agentout.cli._options import format_option, reports_errors, tokenizer_option
+from agentout.cli._options import echo_packed, format_option, reports_errors, tokenizer_option
 from agentout.formats import FORMAT_NAMES
 
 
@@ -68,4 +68,4 @@ def show(
         format=format_name,
         tokenizer=tokenizer,
     )
-    click.echo(packed.text, nl=False)
+    echo_packed(packed)
