@@ -112,8 +112,8 @@ class Sizes:
     flat: bool
 
     def lossless(self) -> dict[str, int]:
-        """auto's candidates as the issue names them: compact JSON, TOON ×2, CSV if flat."""
-        names = ("json", "toon", "toon-tab", *(("csv",) if self.flat else ()))
+        """auto's candidates: the issue's (compact JSON, TOON ×2, CSV if flat) and records."""
+        names = ("json", "toon", "toon-tab", *(("csv",) if self.flat else ()), "records")
         return {name: self.packed[name] for name in names}
 
 
@@ -201,7 +201,7 @@ def main() -> str:
             "uniform.",
             table(headers, rows),
             f"**auto ≤ the smallest lossless candidate (compact JSON, TOON comma/tab, CSV "
-            f"where flat) on every data set: {verdict(all_ok)}**",
+            f"where flat, records) on every data set: {verdict(all_ok)}**",
             *checks,
         ]
     )
