@@ -1,0 +1,38 @@
+"""agentout over MCP: the ``agentout serve`` server, and budgets for anyone's MCP tools.
+
+    >>> from agentout.mcp import budgeted                      # doctest: +SKIP
+    >>> @server.tool()
+    ... @budgeted(max_tokens=8000, inline_threshold_bytes=8192)
+    ... def search(query: str) -> list[Hit]: ...
+
+``budgeted`` (one tool), ``budget_server`` / ``BudgetMiddleware`` (every tool of an SDK
+server) and ``create_server`` (agentout's own tools) need the ``mcp`` extra
+(``pip install 'agentout[mcp]'``); they are imported on first use, so importing this
+package costs nothing. ``agentout.mcp.fit`` (fitting text and JSON) needs no SDK.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentout.mcp.middleware import BudgetMiddleware, budget_server, budgeted
+    from agentout.mcp.server import ServerConfig, create_server
+
+__all__ = ["BudgetMiddleware", "ServerConfig", "budget_server", "budgeted", "create_server"]
+
+_WHERE = {
+    "BudgetMiddleware": "agentout.mcp.middleware",
+    "budget_server": "agentout.mcp.middleware",
+    "budgeted": "agentout.mcp.middleware",
+    "ServerConfig": "agentout.mcp.server",
+    "create_server": "agentout.mcp.server",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentout.mcp' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

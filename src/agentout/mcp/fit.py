@@ -1,0 +1,382 @@
+"""Fitting a tool's result into a token budget; what does not fit is spilled, complete.
+
+Every result the MCP server or the middleware hands a client goes through here. A result
+that fits the budget (and, for hybrid delivery, the inline threshold) goes as it is.
+Otherwise the complete result is written to the spill store and what the client gets is
+cut to fit, never in the middle of a line or an item:
+
+- **text** (``fit_text``): its lines are classified as ``agentout run`` reads a log
+  (errors and their detail, warnings, the ends, the rest) and ``pack`` keeps the most
+  important whole lines within the exact budget. They are shown verbatim, in their
+  order, with ``… N lines not shown …`` where lines were left out, and a last line that
+  names the complete text and how to page it (``read_output``).
+- **a JSON value** (``fit_value``, for structured content): its largest list keeps its
+  first whole items, or its largest string its first whole lines, then the next largest,
+  until the serialised value fits, counted exactly.
+
+Nothing here knows MCP: ``Limits`` is a call's budget, the functions fit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agentout.deliver import resolve_threshold
+from agentout.pack import pack
+from agentout.records import Document, Record, Result, View
+from agentout.sources.log import KIND, Line, LogDigest
+from agentout.spill import SpillError, SpillRef, SpillStore
+from agentout.tokens import Tokenizer, count_until, get_tokenizer
+
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "MAX_TOKENS",
+    "MIN_TOKENS",
+    "SPILL_URI",
+    "Cut",
+    "Fitted",
+    "Limits",
+    "compact_json",
+    "fit_text",
+    "fit_value",
+    "spill_uri",
+]
+
+# Claude Code warns over 10,000 tokens; 5,000 leaves room for a client whose tokenizer
+# counts more than o200k does, and for a result shown both as text and as structured data.
+DEFAULT_MAX_TOKENS = 5000
+MIN_TOKENS = 200  # the line naming the complete result takes about 60
+MAX_TOKENS = 200_000
+SPILL_URI = "agentout://spill/"
+_LINE_VIEWS = (60, 160, 2000)  # characters of a line, tersest view to fullest
+_LONG_STRING = 32  # a string this short is never cut: the marker would cost about as much
+_MAX_CUTS = 64
+
+
+def spill_uri(ref: SpillRef) -> str:
+    return SPILL_URI + ref.ref
+
+
+def compact_json(value: Any) -> str:
+    """JSON as a client receives and shows structured content: compact, UTF-8 as is."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """One call's budget: tokens (exact, by ``tokenizer``), the inline threshold in bytes,
+    and the store that keeps what does not fit (the default store when None)."""
+
+    max_tokens: int
+    inline_threshold: int
+    tokenizer: Tokenizer
+    store: SpillStore | None = None
+
+    @classmethod
+    def of(
+        cls,
+        max_tokens: int | None = None,
+        inline_threshold_bytes: int | None = None,
+        tokenizer: str | Tokenizer | None = None,
+        store: SpillStore | None = None,
+        *,
+        default_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> Limits:
+        """``max_tokens`` else ``default_tokens``; the threshold as ``resolve_threshold``."""
+        tokens = default_tokens if max_tokens is None else max_tokens
+        if not MIN_TOKENS <= tokens <= MAX_TOKENS:
+            raise ValueError(
+                f"max_tokens must be between {MIN_TOKENS} and {MAX_TOKENS}, got {tokens}"
+            )
+        threshold = resolve_threshold(inline_threshold_bytes)
+        return cls(tokens, threshold, get_tokenizer(tokenizer), store)
+
+    def fits(self, text: str) -> bool:
+        """Whether ``text`` is within the token budget (decided in O(budget))."""
+        return count_until(text, self.max_tokens, self.tokenizer) is not None
+
+    def inline(self, text: str) -> bool:
+        """Whether ``text`` may go inline: within the threshold in bytes and the budget."""
+        return len(_utf8(text)) <= self.inline_threshold and self.fits(text)
+
+    def spill(self, text: str, *, kind: str, suffix: str) -> SpillRef:
+        """Keep ``text`` complete in the store, named after its bytes (same text, same ref)."""
+        store = self.store if self.store is not None else SpillStore.default()
+        with store.open(kind=kind, suffix=suffix, by_content=True) as writer:
+            writer.write(_utf8(text))
+            return writer.commit()
+
+    def try_spill(self, text: str, *, kind: str, suffix: str) -> tuple[SpillRef | None, str | None]:
+        """``spill``, or (None, why) when the store cannot take it: the caller says so."""
+        try:
+            return self.spill(text, kind=kind, suffix=suffix), None
+        except (OSError, SpillError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            return None, f"the complete result could not be kept: {reason}"
+
+
+# -- text --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """What the client gets (``text``), and the spilled complete text if there is one."""
+
+    text: str
+    ref: SpillRef | None = None
+    warning: str | None = None
+
+
+class _LinesFormat:
+    """Kept lines verbatim in order, gaps marked, then one line about the complete text.
+
+    Each record's view is ``{"n": first line, "end": last line, "text": ...}`` (``end``
+    passes ``n`` when identical lines were folded into one).
+    """
+
+    name = "lines"
+
+    def render(self, document: Document) -> str:
+        out: list[str] = []
+        last = shown = 0
+        for _, view in document.records:
+            first, end = view["n"], view["end"]
+            if first > last + 1:
+                out.append(_gap(first - last - 1))
+            out.append(view["text"])
+            shown += end - first + 1
+            last = end
+        summary = document.summary
+        total = summary["lines"]
+        if total > last:
+            out.append(_gap(total - last))
+        out.append(_footer(summary, shown, document.stats.tokens))
+        return "\n".join(out) + "\n"
+
+    def fragment(self, record: Record, view: View) -> str:
+        return f"{view['text']}\n"
+
+
+_LINES = _LinesFormat()
+
+
+def _gap(lines: int) -> str:
+    return f"… {lines} line{'' if lines == 1 else 's'} not shown …"
+
+
+def _footer(summary: dict[str, Any] | Any, shown: int, tokens: int) -> str:
+    head = f"[agentout: {shown} of {summary['lines']} lines shown, {tokens} tokens"
+    ref = summary.get("ref")
+    if ref is None:
+        return f"{head}; {summary.get('warning') or 'the rest was not kept'}]"
+    return (
+        f"{head}; the complete text ({summary['bytes']} bytes) is {SPILL_URI}{ref}: "
+        f"page it with read_output ref={ref} lines=1:200 (or grep=PATTERN)]"
+    )
+
+
+def _line_record(line: Line) -> Record:
+    end = line.n + line.repeat - 1
+    views: list[View] = []
+    # an error or a warning is never cut short to make room for more lines of the rest
+    for limit in _LINE_VIEWS[1:] if line.level in ("error", "warning") else _LINE_VIEWS:
+        view = {"n": line.n, "end": end, "text": line.shown(limit)}
+        if not views or views[-1] != view:
+            views.append(view)
+    return Record(views=tuple(views), kind=KIND[line.level])
+
+
+def fit_text(text: str, limits: Limits, *, kind: str = "mcp", hybrid: bool = True) -> Fitted:
+    """``text`` as it is if it fits (and, with ``hybrid``, is within the inline threshold);
+    else spilled complete, and its most important whole lines within ``limits.max_tokens``.
+
+    Raises ``ValueError`` only if the budget cannot hold even the line naming the file.
+    """
+    if limits.fits(text) and (not hybrid or len(_utf8(text)) <= limits.inline_threshold):
+        return Fitted(text)
+    ref, warning = limits.try_spill(text, kind=kind, suffix=".txt")
+    digest = LogDigest()
+    digest.feed(_utf8(text))
+    digest.finish()
+    lines = digest.kept()
+    summary: dict[str, Any] = {"lines": digest.physical, "warning": warning}
+    if ref is not None:
+        summary.update(ref=ref.ref, bytes=ref.size)
+    records = [_line_record(line) for line in lines]
+    packed = pack(
+        Result.of(records, summary=summary),
+        format=_LINES,
+        max_tokens=limits.max_tokens,
+        tokenizer=limits.tokenizer,
+        order=digest.priority(lines),
+    )
+    if packed.stats.over_budget:  # not even one line fits beside the footer: the footer alone
+        packed = pack(
+            Result.of([], summary=summary),
+            format=_LINES,
+            max_tokens=limits.max_tokens,
+            tokenizer=limits.tokenizer,
+        )
+        if not limits.fits(packed.text):
+            raise ValueError(
+                f"max_tokens={limits.max_tokens} cannot hold even the reference to the "
+                "complete result; give a larger budget"
+            )
+    return Fitted(packed.text, ref, warning)
+
+
+# -- JSON values ---------------------------------------------------------------------------
+
+Path = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Where a value was shortened: ``kept`` of ``total`` items, lines or characters."""
+
+    path: str
+    kept: int
+    total: int
+    unit: str
+
+    def describe(self) -> str:
+        where = self.path or "the value"
+        return f"{where}: {self.kept} of {self.total} {self.unit}"
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    size: int
+    path: Path
+    node: list[Any] | str
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (-self.size, _pointer(self.path))
+
+
+def _pointer(path: Path) -> str:
+    return "/".join(str(part) for part in path)
+
+
+def _candidates(node: Any, path: Path, out: list[_Candidate]) -> int:
+    """The approximate serialised size of ``node``; its cuttable parts appended to ``out``."""
+    if isinstance(node, str):
+        if len(node) > _LONG_STRING:
+            out.append(_Candidate(len(node) + 2, path, node))
+        return len(node) + 2
+    if isinstance(node, list):
+        size = 2 + sum(_candidates(item, (*path, i), out) + 1 for i, item in enumerate(node))
+        if node:
+            out.append(_Candidate(size, path, node))
+        return size
+    if isinstance(node, dict):
+        return 2 + sum(
+            len(str(key)) + 4 + _candidates(value, (*path, str(key)), out)
+            for key, value in node.items()
+        )
+    return len(compact_json(node))
+
+
+def _replace(node: Any, path: Path, new: Any) -> Any:
+    """A copy of ``node`` with the part at ``path`` replaced (copying only along the path)."""
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(node, list):
+        assert isinstance(head, int)
+        copy = list(node)
+        copy[head] = _replace(node[head], rest, new)
+        return copy
+    assert isinstance(node, dict)
+    return {
+        key: (_replace(value, rest, new) if key == head else value) for key, value in node.items()
+    }
+
+
+def _largest(fits: Callable[[int], bool], total: int) -> int | None:
+    """The largest k < total with fits(k), searching up from 0 so that no probe costs
+    much more than the answer (probes render k items); None if fits(0) is false."""
+    if total <= 0 or not fits(0):
+        return None
+    good, step = 0, 1
+    while good + step < total and fits(good + step):
+        good += step
+        step *= 2
+    bad = min(good + step, total)  # fits(bad) is false, or bad is total (known too big)
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        if fits(middle):
+            good = middle
+        else:
+            bad = middle
+    return good
+
+
+def _shortened(candidate: _Candidate, kept: int) -> Any:
+    node = candidate.node
+    if isinstance(node, list):
+        return node[:kept]
+    lines = node.split("\n")
+    if len(lines) > 1:
+        more = len(lines) - kept
+        marker = f"… ({more} more line{'' if more == 1 else 's'})"
+        return "\n".join([*lines[:kept], marker])
+    return node[:kept] + f"… (+{len(node) - kept} chars)"
+
+
+def _units(candidate: _Candidate) -> tuple[int, str]:
+    node = candidate.node
+    if isinstance(node, list):
+        return len(node), "items"
+    lines = node.count("\n") + 1
+    return (lines, "lines") if lines > 1 else (len(node), "chars")
+
+
+def fit_value(
+    value: Any, limits: Limits, *, dumps: Callable[[Any], str] = compact_json
+) -> tuple[Any, list[Cut]] | None:
+    """``value`` shortened until ``dumps(value)`` is within ``limits.max_tokens``.
+
+    The largest list keeps its first whole items (the largest string its first whole
+    lines, or characters if it has one line, with a marker saying how much more), then
+    the next largest, and so on. Returns the value and what was cut; None when even
+    every list emptied and every long string cut does not fit (the scalars alone are
+    over budget).
+    """
+
+    def whole_fits(candidate: Any) -> bool:
+        return limits.fits(dumps(candidate))
+
+    if whole_fits(value):
+        return value, []
+    cuts: list[Cut] = []
+    done: set[Path] = set()  # a part is cut once; what is left of it is not cut again
+    current = value
+    for _ in range(_MAX_CUTS):
+        found: list[_Candidate] = []
+        _candidates(current, (), found)
+        found = [c for c in found if c.path not in done]
+        if not found:
+            return None
+        candidate = min(found, key=lambda c: c.key)
+        total, unit = _units(candidate)
+        base = current
+
+        def fits(kept: int, candidate: _Candidate = candidate, base: Any = base) -> bool:
+            return whole_fits(_replace(base, candidate.path, _shortened(candidate, kept)))
+
+        kept = _largest(fits, total)
+        current = _replace(base, candidate.path, _shortened(candidate, kept or 0))
+        cuts.append(Cut(_pointer(candidate.path), kept or 0, total, unit))
+        done.add(candidate.path)
+        if kept is not None:
+            return current, cuts
+    return None

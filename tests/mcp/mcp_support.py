@@ -1,0 +1,101 @@
+"""Helpers for the MCP tests: a server over a project, one call through the SDK's client.
+
+``call(server, tool, **arguments)`` runs one tool call through the SDK's own in-process
+client (``mcp.Client``), which validates results against the tools' output schemas.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult
+
+from agentout.mcp.guard import Allowlist, Roots
+from agentout.mcp.server import ServerConfig, create_server
+from agentout.spill import SpillStore
+from agentout.tokens import count
+
+T = TypeVar("T")
+
+
+def run(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    return anyio.run(factory)
+
+
+def make_server(
+    project: Path, store: SpillStore, allow: str | None = None, **config: Any
+) -> MCPServer[Any]:
+    return create_server(ServerConfig(Roots.of([project]), Allowlist.parse(allow), store, **config))
+
+
+def call(server: MCPServer[Any], tool: str, **arguments: Any) -> CallToolResult:
+    async def go() -> CallToolResult:
+        async with Client(server) as client:
+            await client.list_tools()  # so the client validates structured content
+            return await client.call_tool(tool, arguments)
+
+    return run(go)
+
+
+def texts(result: CallToolResult) -> str:
+    return "".join(block.text for block in result.content if block.type == "text")
+
+
+def text_tokens(result: CallToolResult) -> int:
+    """Tokens of every text block the client received, counted exactly (o200k_base)."""
+    return sum(count(block.text) for block in result.content if block.type == "text")
+
+
+def structured_tokens(result: CallToolResult) -> int:
+    value = result.structured_content
+    return count(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def links(result: CallToolResult) -> list[str]:
+    return [str(block.uri) for block in result.content if block.type == "resource_link"]
+
+
+# -- a real server process ----------------------------------------------------------------
+
+SERVE = [sys.executable, "-c", "from agentout.cli import main; main()", "serve"]
+
+
+@contextlib.contextmanager
+def http_server(args: list[str], env: dict[str, str], wait: float = 30.0) -> Iterator[str]:
+    """``agentout serve --http 0 ARGS`` as a child process; yields its URL; always ended."""
+    process = subprocess.Popen(
+        [*SERVE, "--http", "0", *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        found: list[str] = []
+        reader = threading.Thread(target=lambda: found.append(process.stderr.readline()))
+        reader.daemon = True
+        reader.start()
+        reader.join(wait)  # bounded: a server that never says where it listens fails the test
+        match = re.search(r"http://127\.0\.0\.1:\d+/mcp", found[0] if found else "")
+        assert match, f"the server did not start: {found!r}, exit {process.poll()}"
+        yield match.group(0)
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
