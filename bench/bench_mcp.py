@@ -17,22 +17,19 @@ section says FAIL if it passes), and the server is always terminated.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from _common import WALL, quick, ratio, seconds, table, verdict
+from agentout.mcp.child import serve_http
 from agentout.page import LineRange, page
 from agentout.spill import SpillStore
 from agentout.tokens import count
@@ -59,37 +56,11 @@ def log_file(size: int) -> str:
     return "".join(lines)[:size]
 
 
-@contextmanager
-def server(root: Path, store: Path) -> Iterator[str]:
+def server(root: Path, store: Path) -> contextlib.AbstractContextManager[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
     env["AGENTOUT_SPILL_DIR"] = str(store)
     env["AGENTOUT_CACHE_DIR"] = str(root / "cache")
-    process = subprocess.Popen(
-        [*SERVE, "--http", "0", "--root", str(root)],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        first: list[str] = []
-        reader = threading.Thread(target=lambda: first.append(process.stderr.readline()))
-        reader.daemon = True
-        reader.start()
-        reader.join(30)
-        found = re.search(r"http://127\.0\.0\.1:\d+/mcp", first[0] if first else "")
-        if not found:
-            raise RuntimeError(f"agentout serve did not start: {first!r}")
-        yield found.group(0)
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+    return serve_http(["--root", str(root)], env)
 
 
 @dataclass

@@ -18,20 +18,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from agentout.mcp.child import SERVE, serve_http
+
 ROOT = Path(__file__).resolve().parent.parent
 INSPECTOR = os.environ.get("AGENTOUT_INSPECTOR", "@modelcontextprotocol/inspector@2.12.0")
-AGENTOUT = [sys.executable, "-c", "from agentout.cli import main; main()", "serve"]
+AGENTOUT = SERVE
 TIMEOUT = 180  # seconds per Inspector run (the first one may download it)
 
 
@@ -132,37 +130,6 @@ def check_session(target: list[str], env: dict[str, str], label: str) -> list[st
     return failures
 
 
-@contextmanager
-def http_server(project: Path, env: dict[str, str]) -> Iterator[str]:
-    process = subprocess.Popen(
-        [*AGENTOUT, "--http", "0", "--root", str(project), "--allow-commands", "echo"],
-        env=env,
-        cwd=project,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        first: list[str] = []
-        reader = threading.Thread(target=lambda: first.append(process.stderr.readline()))
-        reader.daemon = True
-        reader.start()
-        reader.join(30)
-        found = re.search(r"http://127\.0\.0\.1:\d+/mcp", first[0] if first else "")
-        if not found:
-            raise RuntimeError(f"agentout serve --http did not start: {first!r}")
-        yield found.group(0)
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
-
-
 def main() -> int:
     if shutil.which("npx") is None:
         print("mcp_inspector_check: needs Node.js (npx) on PATH", file=sys.stderr)
@@ -180,7 +147,7 @@ def main() -> int:
             stdio += ["-e", f"{name}={env[name]}"]
         stdio += [*AGENTOUT, "--root", str(project), "--allow-commands", "echo"]
         failures = check_session(stdio, env, "stdio")
-        with http_server(project, env) as url:
+        with serve_http(["--root", str(project), "--allow-commands", "echo"], env, project) as url:
             failures += check_session([url, "--transport", "http"], env, "http")
     finally:
         shutil.rmtree(work, ignore_errors=True)

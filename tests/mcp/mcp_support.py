@@ -8,11 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
-import subprocess
-import sys
-import threading
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,6 +17,7 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 
+from agentout.mcp.child import serve_http
 from agentout.mcp.guard import Allowlist, Roots
 from agentout.mcp.server import ServerConfig, create_server
 from agentout.spill import SpillStore
@@ -68,34 +65,9 @@ def links(result: CallToolResult) -> list[str]:
 
 # -- a real server process ----------------------------------------------------------------
 
-SERVE = [sys.executable, "-c", "from agentout.cli import main; main()", "serve"]
 
-
-@contextlib.contextmanager
-def http_server(args: list[str], env: dict[str, str], wait: float = 30.0) -> Iterator[str]:
+def http_server(
+    args: list[str], env: dict[str, str], wait: float = 30.0
+) -> contextlib.AbstractContextManager[str]:
     """``agentout serve --http 0 ARGS`` as a child process; yields its URL; always ended."""
-    process = subprocess.Popen(
-        [*SERVE, "--http", "0", *args],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        found: list[str] = []
-        reader = threading.Thread(target=lambda: found.append(process.stderr.readline()))
-        reader.daemon = True
-        reader.start()
-        reader.join(wait)  # bounded: a server that never says where it listens fails the test
-        match = re.search(r"http://127\.0\.0\.1:\d+/mcp", found[0] if found else "")
-        assert match, f"the server did not start: {found!r}, exit {process.poll()}"
-        yield match.group(0)
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+    return serve_http(args, env, wait=wait)

@@ -11,8 +11,9 @@ from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
-from mcp_support import SERVE, http_server, links, text_tokens, texts
+from mcp_support import http_server, links, text_tokens, texts
 
+from agentout.mcp.child import SERVE
 from agentout.tokens import count
 
 TIMEOUT = 60  # seconds for a whole session: a hung server fails the test instead

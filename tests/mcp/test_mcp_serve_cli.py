@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from mcp_support import SERVE
 
 from agentout.cli.main import cli
+from agentout.mcp.child import SERVE
 
 _WITHOUT_MCP = """
 import sys
