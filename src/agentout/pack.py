@@ -28,6 +28,7 @@ from typing import Literal
 from agentout.budget import Budget
 from agentout.errors import AgentoutError
 from agentout.formats import Format, get_format
+from agentout.probe import bisect, gallop
 from agentout.records import Document, Record, Result, Stats
 from agentout.tokens import Tokenizer, get_tokenizer
 
@@ -234,14 +235,8 @@ class _Packer:
 
         if fits(most):
             return most
-        low, high = -1, most  # fits(low) holds (m=-1: by convention), fits(high) does not
-        while high - low > 1:
-            middle = (low + high) // 2
-            if fits(middle):
-                low = middle
-            else:
-                high = middle
-        return None if low < 0 else low
+        found = bisect(fits, -1, most)  # m=-1 stands below every state: it "fits"
+        return None if found < 0 else found
 
     def refill(self) -> tuple[str, Document]:
         """Add further records at their tersest view while the exact count allows.
@@ -265,22 +260,7 @@ class _Packer:
             text, document = self.render()
             return self.fits_exactly(text, document.stats.tokens)
 
-        low, high = 0, None
-        step = 1
-        while high is None and low < len(rest):
-            probe = min(len(rest), low + step)
-            if fits(probe):
-                low, step = probe, step * 2
-            else:
-                high = probe
-        if high is not None:
-            while high - low > 1:
-                middle = (low + high) // 2
-                if fits(middle):
-                    low = middle
-                else:
-                    high = middle
-        apply(low)
+        apply(gallop(fits, 0, len(rest)))  # adding nothing fits: the state already did
         return self.render()
 
     def fragment(self, index: int, view: int) -> str:

@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import Any, Literal
 
+from agentout.probe import bisect
 from agentout.tokens import Tokenizer, count_until, get_tokenizer, max_chars
 
 __all__ = [
@@ -62,7 +63,7 @@ def truncate_string(
     # Cuts at or past ``hi`` cannot fit: the whole text (it did not), or too many characters.
     bound = max_chars(max_tokens, tok)
     hi = len(text) if bound is None else min(len(text), bound - len(suffix) + 1)
-    cut = _search(fits, hi)
+    cut = bisect(fits, 0, hi)
     while True:  # counts dip inside a word ("quic" costs more than "quick"): look further
         ahead = [j for j in range(cut + 1, min(hi, cut + 1 + _LOOK_AHEAD)) if fits(j)]
         if not ahead:
@@ -199,24 +200,8 @@ def _fit(
         return count_until(wrap(shown[:k], total - k), max_tokens, tok) is not None
 
     # Keeping all of ``shown`` cannot fit: it is the whole, or it passed the bound.
-    k = _search(fits, len(shown))
+    k = bisect(fits, 0, len(shown))
     return wrap(shown[:k], total - k)
-
-
-def _search(fits: Callable[[int], bool], hi: int) -> int:
-    """A position in [0, hi) that fits while the next one up does not, given that 0 fits.
-
-    Counts need not grow with length (a BPE merge can make a longer text shorter), so
-    this is a binary search that keeps "lo fits, hi does not" rather than a maximum.
-    """
-    lo = 0
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
 
 
 def _boundary(text: str, cut: int) -> int:

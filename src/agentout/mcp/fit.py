@@ -26,6 +26,7 @@ from typing import Any
 
 from agentout.deliver import resolve_threshold
 from agentout.pack import pack
+from agentout.probe import gallop
 from agentout.records import Document, Record, Result, View
 from agentout.sources.log import KIND, Line, LogDigest
 from agentout.spill import SpillError, SpillRef, SpillStore
@@ -306,18 +307,7 @@ def _largest(fits: Callable[[int], bool], total: int) -> int | None:
     much more than the answer (probes render k items); None if fits(0) is false."""
     if total <= 0 or not fits(0):
         return None
-    good, step = 0, 1
-    while good + step < total and fits(good + step):
-        good += step
-        step *= 2
-    bad = min(good + step, total)  # fits(bad) is false, or bad is total (known too big)
-    while bad - good > 1:
-        middle = (good + bad) // 2
-        if fits(middle):
-            good = middle
-        else:
-            bad = middle
-    return good
+    return gallop(fits, 0, total - 1)
 
 
 def _shortened(candidate: _Candidate, kept: int) -> Any:
