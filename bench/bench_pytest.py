@@ -113,7 +113,10 @@ def _causes_complete(report: str) -> tuple[int, int]:
     for kind, fields in parse(report):
         if kind == "R" and "type" in fields:
             causes += 1
-            located = "origin" in fields or "L" in fields
+            # a line per test (``tests=["test_a L12", ...]``) locates each of them
+            names = fields.get("tests") or fields.get("ids") or fields.get("cases") or []
+            per_test = bool(names) and all(re.search(r" L\d+$", str(n)) for n in names)
+            located = "origin" in fields or "L" in fields or per_test
             said = ("expected" in fields and "got" in fields) or "msg" in fields
             complete += located and said
     return causes, complete

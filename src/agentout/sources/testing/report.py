@@ -13,10 +13,12 @@ seen in several files is described in its first record, the others say ``cause=N
 ``summary`` has ``P`` records instead: each file with failures and its counts. Views run
 from the tersest (test, line, error type and message) through expected vs got and the
 origin, every test's name, to the diff and captured output (and source lines for focus
-``debug``). ``pack`` picks records and views; this module never drops anything on its
-own, apart from what the focus mode asks to leave out. The first record of every root
-cause has priority over the rest (errors before failed assertions), so a tight budget
-still shows each cause once.
+``debug``). Outside ``debug``, a long expected/got is a window around the first
+difference, the diff comes only when expected/got do not show that difference, and an
+assertion helper in the test file is not repeated as ``origin``. ``pack`` picks records
+and views; this module never drops anything on its own, apart from what the focus mode
+asks to leave out. The first record of every root cause has priority over the rest
+(errors before failed assertions), so a tight budget still shows each cause once.
 
 Whenever the run has failures, the complete report (every failure, its full traceback
 and captured output) is written to agentout's private spill store and the summary line
@@ -60,6 +62,9 @@ _VALUE_CHARS = {"debug": 400}
 _DIFF_LINES = {"debug": 40}
 _DEFAULT_VALUE_CHARS, _DEFAULT_DIFF_LINES = 120, 8
 _CUT_MARK = re.compile(r"\.\.\.|…|\[\d+ chars\]")  # ours, pytest's, unittest's
+# Outside `debug`, a long expected/got is shown as a window around where the two first
+# differ: a few characters before (so the reader sees which item it is), more after.
+_WINDOW_CHARS, _WINDOW_BEFORE = 40, 12
 _NAMES = 200  # test names listed in one record at most; the rest are counted
 _OUTPUT_LINES = {"failures": 5, "debug": 30}
 _LINE_CHARS = 200
@@ -153,6 +158,31 @@ def _cut(text: str | None, limit: int) -> bool:
     return text is not None and (len(text) > limit or bool(_CUT_MARK.search(text)))
 
 
+def _window(expected: str, got: str) -> tuple[str, str, bool]:
+    """``expected`` and ``got`` cut to a window around their first difference, ``…`` marking
+    what is left out, and whether that window shows the difference (it does not when the
+    runner already cut the values there, as unittest's ``[27 chars]``)."""
+    pairs = zip(expected, got, strict=False)  # the shorter one ends the shared start
+    start = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(expected), len(got)))
+    marks = [m for text in (expected, got) for m in _CUT_MARK.finditer(text)]
+    located = expected != got and not any(m.start() <= start < m.end() for m in marks)
+    if max(len(expected), len(got)) <= _WINDOW_CHARS:
+        return expected, got, located
+    begin = max(0, start - _WINDOW_BEFORE)
+    item = expected.rfind(", ", begin, start)  # start at the differing item if it is near
+    begin = item + 2 if item >= 0 else begin
+    for mark in marks:  # never start inside the runner's own cut mark
+        if mark.start() < begin < mark.end():
+            begin = mark.end()
+    begin = 0 if begin <= _WINDOW_BEFORE // 2 else begin
+
+    def cut(text: str) -> str:
+        end = begin + _WINDOW_CHARS
+        return ("…" if begin else "") + text[begin:end] + ("…" if len(text) > end else "")
+
+    return cut(expected), cut(got), located
+
+
 def _diff(text: str, lines: int) -> str:
     kept = text.split("\n")
     shown = [clean(line, _LINE_CHARS) for line in kept[:lines]]
@@ -244,17 +274,26 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     what = message
     limit = _VALUE_CHARS.get(focus, _DEFAULT_VALUE_CHARS)
     expected = got = None
+    # Outside debug, a diff only when expected/got do not show where the values differ.
+    wants_diff = not compared
     if compared:
         expected, got = narrow(first.expected or "", first.got or "")
+        if focus == "debug":
+            wants_diff = _cut(expected, limit) or _cut(got, limit)
+        else:
+            expected, got, located = _window(expected, got)
+            wants_diff = not located
         what = {"expected": _value(expected, limit), "got": _value(got, limit)}
     origin = {"origin": clean(first.origin, _NAME_CHARS)} if first.origin else {}
+    if focus != "debug" and compared and _in_test_file(first):
+        origin = {}  # an assertion helper of the test file: L already points there
     views = [
         {**where, **terse, **when, **kind, **terse_message},
         {**where, **terse, **when, **kind, **what, **origin},
         {**where, **full, **when, **kind, **what, **origin},
     ]
     extra: dict[str, Any] = {}
-    if first.diff and (not compared or _cut(expected, limit) or _cut(got, limit)):
+    if first.diff and wants_diff:
         extra["diff"] = _diff(first.diff, _DIFF_LINES.get(focus, _DEFAULT_DIFF_LINES))
     if first.output:
         extra["out"] = _tail(first.output, _OUTPUT_LINES.get(focus, 5))
@@ -263,6 +302,11 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     if extra:
         views.append({**views[-1], **extra})
     return views
+
+
+def _in_test_file(failure: Failure) -> bool:
+    """Whether the failure's origin is a line of its own test file (a helper there)."""
+    return failure.origin is not None and failure.origin.rsplit(":", 1)[0] == failure.file
 
 
 def _dedupe(views: list[dict[str, Any]]) -> list[dict[str, Any]]:
