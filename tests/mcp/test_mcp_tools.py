@@ -341,6 +341,7 @@ def test_run_tests_reports_the_failure_and_links_the_full_report(
     [
         (["../elsewhere/test_x.py"], "outside the allowed roots"),
         (["--rootdir=/"], "a test, not an option"),
+        (["@/etc/hostname"], "a test, not an option"),
     ],
 )
 def test_run_tests_refuses_paths_out_and_options(
@@ -349,6 +350,46 @@ def test_run_tests_refuses_paths_out_and_options(
     result = call(make_server(project, store), "run_tests", tests=tests)
     assert result.is_error
     assert message in texts(result)
+
+
+def test_run_tests_never_lets_pytest_read_an_argument_file(
+    project: Path, store: SpillStore, tmp_path: Path
+) -> None:
+    """pytest expands @FILE into arguments: a test named so must never reach it."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.env").write_text("SECRET_TOKEN=hunter2\n")
+    (project / "args.txt").write_text(f"--basetemp={outside}\n")
+    for test in (f"@{outside / 'secret.env'}", "@args.txt"):
+        result = call(make_server(project, store), "run_tests", tests=[test])
+        assert result.is_error
+        assert "hunter2" not in texts(result)
+    assert (outside / "secret.env").exists()
+
+
+def test_query_records_never_reads_the_servers_stdin(
+    project: Path, store: SpillStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A path '-' in the root is that file (of no known kind), never standard input."""
+    import io
+    import sys
+
+    (project / "-").write_text('{"from": "the file"}\n')
+    stdin = io.TextIOWrapper(io.BytesIO(b'{"marker": "read-from-stdin"}\n'))
+    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.chdir(project)
+    result = call(make_server(project, store), "query_records", paths=["-"])
+    assert "read-from-stdin" not in texts(result)
+    assert result.is_error
+    assert "./-: unknown kind of file" in texts(result)
+    assert stdin.read() == '{"marker": "read-from-stdin"}\n'
+
+
+def test_error_results_keep_to_the_budget(project: Path, store: SpillStore) -> None:
+    long_ref = "x" * 4000
+    result = call(make_server(project, store), "read_output", ref=long_ref, max_tokens=200)
+    assert result.is_error
+    assert count(texts(result)) <= 200
 
 
 # -- run_command ------------------------------------------------------------------------------

@@ -75,7 +75,9 @@ class Roots:
         """How to pass a checked path to a reader: relative (shorter in results) when the
         working directory is the first root, else absolute."""
         if Path(os.path.realpath(os.getcwd())) == self.first:
-            return self.display(path)
+            shown = self.display(path)
+            # "-" is stdin to the readers, and "-x" an option: keep them paths
+            return os.path.join(".", shown) if shown.startswith("-") else shown
         return str(path)
 
     def expand(self, pattern: str) -> list[Path]:

@@ -43,6 +43,7 @@ from agentout.pack import pack
 from agentout.records import Result
 from agentout.spill import NAME_PATTERN, SpillRef, SpillStore
 from agentout.tokens import Tokenizer, get_tokenizer
+from agentout.truncate import truncate_string
 
 __all__ = ["RESOURCE_READ_LIMIT", "ServerConfig", "create_server"]
 
@@ -147,10 +148,19 @@ def _tool_errors() -> Iterator[None]:
     """agentout's own errors (bad input, a refused path) become the tool's error result."""
     try:
         yield
-    except ToolError:
-        raise
+    except ToolError as exc:
+        raise ToolError(_clipped(str(exc))) from exc
     except (AgentoutError, ValueError, OSError) as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(_clipped(str(exc))) from exc
+
+
+# An error message repeats the caller's argument, which may be huge: it is cut to fewer
+# tokens than the smallest budget a call may ask for, so an error is within budget too.
+_ERROR_TOKENS = 150
+
+
+def _clipped(message: str) -> str:
+    return truncate_string(message, _ERROR_TOKENS)
 
 
 def _tool_message(exc: BaseException) -> str:
@@ -586,10 +596,14 @@ def create_server(config: ServerConfig) -> MCPServer[Any]:
     ) -> CallToolResult:
         with _tool_errors():
             limits = config.limits(max_tokens)
+            selected = []
             for test in tests:
-                if test.startswith("-"):
+                # pytest reads options from "-x" and whole argument files from "@FILE"
+                if test.startswith(("-", "@")):
                     raise ToolError(f"{test}: a test, not an option (use keyword, marker)")
-                roots.resolve(test.split("::", 1)[0])
+                path, separator, node = test.partition("::")
+                # what pytest gets is the checked path itself, never the caller's string
+                selected.append(f"{roots.resolve(path)}{separator}{node}")
             argv = [sys.executable, "-m", "pytest", "--agent", f"--agent-focus={focus}"]
             argv += [f"--agent-limit={limits.max_tokens}", "--agent-format=records"]
             argv.append(f"--agent-tokenizer={limits.tokenizer.name}")
@@ -599,7 +613,7 @@ def create_server(config: ServerConfig) -> MCPServer[Any]:
                 argv += ["-m", marker]
             if max_failures is not None:
                 argv.append(f"--maxfail={max_failures}")
-            argv += tests
+            argv += selected
             env = {**os.environ, "AGENTOUT_SPILL_DIR": str(store.root)}
             output = bytearray()
             done = run_bounded(
