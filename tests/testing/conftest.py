@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agentout.formats.records import parse
+from agentout.sources.testing.report import failures_of
 from agentout.sources.testing.settings import AGENT_ENV_VARS, SETTINGS
 
 pytest_plugins = ["pytester"]
@@ -36,6 +37,11 @@ def records(text: str) -> list[tuple[str, dict[str, Any]]]:
 
 def kinds(text: str, kind: str) -> list[dict[str, Any]]:
     return [fields for k, fields in records(text) if k == kind]
+
+
+def failures(text: str) -> list[dict[str, Any]]:
+    """The report's ``R`` records, each with the file of the ``P`` line above it."""
+    return failures_of(text)
 
 
 # Hypothesis's pytest plugin costs seconds per in-process run; these runs never need it.

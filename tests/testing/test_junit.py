@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tests.testing.conftest import kinds
+from tests.testing.conftest import failures, kinds
 
 from agentout.cli.main import cli
 from agentout.errors import InputError
@@ -40,7 +40,7 @@ def test_counts_agree_with_what_each_file_declares(name: str) -> None:
 
 
 def _rows(name: str) -> list[dict[str, object]]:
-    return kinds(render(read_junit([str(SAMPLES / name)]), max_tokens=5000), "R")
+    return failures(render(read_junit([str(SAMPLES / name)]), max_tokens=5000))
 
 
 def test_surefire() -> None:

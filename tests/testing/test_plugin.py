@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from tests.testing.conftest import FAST, kinds, line_of, run
+from tests.testing.conftest import FAST, failures, kinds, line_of, run
 
 from agentout.formats.records import parse
 from agentout.tokens import count
@@ -70,7 +70,7 @@ def test_report_fields(pytester: pytest.Pytester) -> None:
     _, out = run_agent(pytester)
     status = kinds(out, "S")[0]
     assert (status["passed"], status["failed"], status["files"], status["causes"]) == (1, 6, 1, 3)
-    rows = kinds(out, "R")
+    rows = failures(out)
     compare = next(r for r in rows if r.get("test") == "test_compare")
     assert (compare["L"], compare["type"], compare["expected"], compare["got"]) == (
         line_of(FAILING, "total == 200"),
@@ -104,7 +104,7 @@ def test_bad_json():
 """,
     )
     _, out = run_agent(pytester)
-    row = kinds(out, "R")[0]
+    row = failures(out)[0]
     assert row["type"] == "json.decoder.JSONDecodeError"
     assert row["origin"] == "mylib.py:4"  # innermost project frame, below it is json/
     assert row["L"] == 4
@@ -195,11 +195,11 @@ def test_teardown(leaky):
     assert result.ret == 1
     status = kinds(out, "S")[0]
     assert (status["errors"], status["passed"]) == (3, 1)  # test_teardown's call passed
-    rows = {r["file"]: r for r in kinds(out, "R") if r["file"] == "test_broken.py"}
+    rows = {r["file"]: r for r in failures(out) if r["file"] == "test_broken.py"}
     assert rows["test_broken.py"]["when"] == "collect"
     assert rows["test_broken.py"]["type"] == "ModuleNotFoundError"
     assert rows["test_broken.py"]["L"] == 1
-    by_when = {r["when"]: r for r in kinds(out, "R") if r["file"] == "test_fixtures.py"}
+    by_when = {r["when"]: r for r in failures(out) if r["file"] == "test_fixtures.py"}
     setup = by_when["setup"]
     # raised in the test file itself: L is the raising line, no separate origin
     assert (setup["type"], setup["L"], "origin" in setup) == ("RuntimeError", 5, False)
@@ -249,7 +249,7 @@ def test_skip():
         1,
         1,
     )
-    (row,) = kinds(out, "R")
+    (row,) = failures(out)
     assert (row["test"], row["type"], row["msg"]) == ("test_strict", "XPASS(strict)", "must fail")
 
 
@@ -266,7 +266,7 @@ def test_amounts(subtests):
     assert result.ret == 1
     status = kinds(out, "S")[0]
     assert status["subtests_passed"] == 3
-    (row,) = kinds(out, "R")  # the parent's "contains 2 failed subtests" is not repeated
+    (row,) = failures(out)  # the parent's "contains 2 failed subtests" is not repeated
     assert row["test"] == "test_amounts"
     assert row["subtests"] == ["(n=1)", "(n=3)"]
     assert (row["expected"], row["got"]) == (0, 1)
@@ -283,7 +283,7 @@ def test_word(word):
 """
     )
     _result, out = run_agent(pytester)
-    (row,) = kinds(out, "R")
+    (row,) = failures(out)
     assert row["ids"] == ["cr\\xe8me", "\\u7dd1\\u8336", "plain"]  # pytest's own ids
     full = Path(kinds(out, "F")[0]["full"]).read_text(encoding="utf-8")
     assert "test_uni.py::test_word[cr\\xe8me]" in full
@@ -299,7 +299,7 @@ def test_noisy():
 """
     )
     _, out = run_agent(pytester)
-    (row,) = kinds(out, "R")
+    (row,) = failures(out)
     # 101 lines ("[stdout call]" and 100 steps): the last 5, and how many came before
     assert row["out"].splitlines() == ["… 96 lines before"] + [f"step {i}" for i in range(95, 100)]
 
@@ -311,7 +311,7 @@ def test_focus_modes(pytester: pytest.Pytester, focus: str) -> None:
     )
     result, out = run_agent(pytester, f"--agent-focus={focus}")
     assert result.ret == 1
-    rows = kinds(out, "R")
+    rows = failures(out)
     types = {r.get("type") for r in rows if "type" in r}
     if focus == "summary":
         assert rows == []
@@ -421,7 +421,7 @@ def test_surrogate():
     result, out = run_agent(pytester, "--agent-limit=1000")
     assert result.ret == 1
     assert count(out) <= 1000
-    rows = {r["test"]: r for r in kinds(out, "R")}
+    rows = {r["test"]: r for r in failures(out)}
     assert set(rows) == {
         "test_repr_raises",
         "test_str_raises",

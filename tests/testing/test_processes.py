@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.testing.conftest import FAST, kinds, run
+from tests.testing.conftest import FAST, failures, kinds, run
 
 SUITE = """
 import pytest
@@ -81,7 +81,7 @@ def test_slow():
     status = kinds(out, "S")[0]
     assert status["interrupted"] is True
     assert status["failed"] == 1
-    assert [r.get("test") for r in kinds(out, "R")] == ["test_fast"]
+    assert [r.get("test") for r in failures(out)] == ["test_fast"]
 
 
 def test_agentout_test_runs_pytest_and_keeps_its_exit_status(
@@ -97,7 +97,7 @@ def test_agentout_test_runs_pytest_and_keeps_its_exit_status(
         timeout=120,
     )
     assert done.returncode == 1, done.stderr
-    (row,) = kinds(done.stdout, "R")
+    (row,) = failures(done.stdout)
     assert (row["expected"], row["got"]) == (5, 4)
     assert ">2:     assert 2 + 2 == 5" in row["src"].splitlines()
     header = kinds(done.stdout, "H")[0]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentout.formats.records import parse
 from agentout.pack import pack
+from agentout.records import Record
 from agentout.sources.testing.model import Counts, Failure, Run
 from agentout.sources.testing.report import build
 from agentout.sources.testing.settings import FOCUS_MODES, MIN_LIMIT
@@ -80,8 +82,24 @@ def test_report_never_exceeds_the_limit(run: Run, focus: str, fmt: str, limit: i
         assert lines[1][0] == "S"
         assert lines[-1][0] == "F"
         assert sum(1 for kind, _ in lines if kind in "RP") == packed.stats.included
+        # every R shown sits under the P line of its own file, as in the whole report
+        shown = _file_above([record for record, _ in packed.document.records])
+        assert shown.items() <= _file_above(result.records).items()
+        assert len(shown) == sum(1 for kind, _ in lines if kind == "R")
     elif fmt == "json":
         assert len(json.loads(packed.text)["records"]) == packed.stats.included + 1
+
+
+def _file_above(records: Sequence[Record]) -> dict[int, int]:
+    """id of each ``R`` record -> id of the ``P`` record last seen above it."""
+    above: dict[int, int] = {}
+    file = 0
+    for record in records:
+        if record.kind == "P":
+            file = id(record)
+        elif record.kind == "R":
+            above[id(record)] = file
+    return above
 
 
 @settings(max_examples=25, deadline=None)

@@ -3,22 +3,26 @@
 Records, in reading order::
 
     S status=FAIL passed=24 failed=20 errors=3 files=10 causes=9 time=1.06s   (forced)
-    R file=tests/test_cart.py cause=2 tests=["test_tax L51","test_total L55"]
-      type=KeyError msg="'DE'" origin=src/shop/money.py:12                     (per cause)
+    P file=tests/test_cart.py failed=3                                        (per file)
+    R cause=2 tests=["test_tax L51","test_total L55"] type=KeyError msg="'DE'"
+      origin=src/shop/money.py:12                                             (per cause)
     F full=/path/to/the/full/report.txt                                       (summary)
 
-Each ``R`` is one root cause within one file, every failing test of it named (at the
-tersest view, one and ``more=N``), with ``L`` the failing line in the test file; a cause
-seen in several files is described in its first record, the others say ``cause=N``. Focus
-``summary`` has ``P`` records instead: each file with failures and its counts. Views run
-from the tersest (test, line, error type and message) through expected vs got and the
-origin, every test's name, to the diff and captured output (and source lines for focus
-``debug``). Outside ``debug``, a long expected/got is a window around the first
-difference, the diff comes only when expected/got do not show that difference, and an
-assertion helper in the test file is not repeated as ``origin``. ``pack`` picks records
-and views; this module never drops anything on its own, apart from what the focus mode
-asks to leave out. The first record of every root cause has priority over the rest
-(errors before failed assertions), so a tight budget still shows each cause once.
+A ``P`` line names a file with failures (its path once, as in the TOPA seed, rather than
+on every record) and counts them; the ``R`` records below it are that file's. Each ``R``
+is one root cause within one file, every failing test of it named (at the tersest view,
+one and ``more=N``), with ``L`` the failing line in the test file; a cause seen in several
+files is described in its first record, the others say ``cause=N``. Focus ``summary`` has
+only the ``P`` lines. Views run from the tersest (test, line, error type and message)
+through expected vs got and the origin, every test's name, to the diff and captured
+output (and source lines for focus ``debug``). Outside ``debug``, a long expected/got is
+a window around the first difference, the diff comes only when expected/got do not show
+that difference, and an assertion helper in the test file is not repeated as ``origin``.
+``pack`` picks records and views; this module never drops anything on its own, apart
+from what the focus mode asks to leave out. The first record of every root cause has
+priority over the rest (errors before failed assertions), so a tight budget still shows
+each cause once; a file's ``P`` line is walked just before the first of its records, so
+no record is shown without its file. ``failures_of`` reads a report back.
 
 Whenever the run has failures, the complete report (every failure, its full traceback
 and captured output) is written to agentout's private spill store and the summary line
@@ -48,13 +52,13 @@ from agentout.sources.testing.model import (
 from agentout.tokens import Tokenizer, get_tokenizer
 from agentout.truncate import truncate_string
 
-__all__ = ["build", "full_report", "render"]
+__all__ = ["build", "failures_of", "full_report", "render"]
 
 _NAME_CHARS = 160
 # Token caps of the tersest view's free text, so one record's tersest view stays around
 # 100 tokens whatever the input (a 10 MB message, binary, a name of emoji): with the
 # header, status and summary lines that is what settings.MIN_LIMIT leaves room for.
-_TERSE = {"test": 20, "type": 12, "msg": 24}
+_TERSE = {"file": 40, "test": 20, "type": 12, "msg": 24}
 _MSG_CHARS = 160
 # How much of a compared value, a diff and captured output the fullest view holds, by
 # focus: `failures` keeps each failure to a few lines; `debug` shows more of everything.
@@ -117,8 +121,8 @@ def _status(run: Run, causes: int) -> Record:
     return Record.of(terse, full, kind="S", forced=True)
 
 
-def _file_record(file: str, failures: Sequence[Failure]) -> Record:
-    fields: dict[str, Any] = {"file": clean(file or "?", _NAME_CHARS)}
+def _file_record(file: str, failures: Sequence[Failure], tok: Tokenizer) -> Record:
+    fields: dict[str, Any] = {"file": _short(clean(file or "?", _NAME_CHARS), _TERSE["file"], tok)}
     failed = sum(1 for f in failures if f.kind == "failed")
     errors = len(failures) - failed
     if failed:
@@ -259,9 +263,7 @@ def _short(text: str, tokens: int, tok: Tokenizer) -> str:
 def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     failures = group.failures
     first = failures[0]
-    where: dict[str, Any] = {"file": _short(clean(first.file or "?", _NAME_CHARS), 24, tok)}
-    if group.linked:
-        where["cause"] = group.cause.number
+    where: dict[str, Any] = {"cause": group.cause.number} if group.linked else {}
     terse, full = _tests(failures, True, tok), _tests(failures, False, tok)
     if not group.first_of_cause:  # the cause's details are in its first record
         return [{**where, **terse}, {**where, **full}]
@@ -361,36 +363,63 @@ def build(
     tok = get_tokenizer(tokenizer)
     causes = group_causes(run.failures)
     cause_of = {id(f): cause for cause in causes for f in cause.failures}
-    records: list[Record] = [_status(run, len(causes))]
     by_file: dict[str, list[Failure]] = {}
     for failure in run.failures:
         by_file.setdefault(failure.file, []).append(failure)
-    file_records = list(range(1, 1 + len(by_file))) if focus == "summary" else []
-    if file_records:
-        records.extend(_file_record(file, in_file) for file, in_file in by_file.items())
-    groups = _groups(_select(run, focus), cause_of)
-    records_of = Counter(cause.number for cause, _ in groups)
+    groups_of: dict[str, list[tuple[Cause, tuple[Failure, ...]]]] = {}
+    for cause, members in _groups(_select(run, focus), cause_of):
+        groups_of.setdefault(members[0].file, []).append((cause, members))
+    shown_files = by_file if focus == "summary" else groups_of
+    records_of = Counter(cause.number for groups in groups_of.values() for cause, _ in groups)
+    records: list[Record] = [_status(run, len(causes))]
+    file_record: dict[int, int] = {}  # R record index -> its file's P record index
     priority: list[tuple[bool, int]] = []
     rest: list[int] = []
     seen: set[int] = set()
-    for cause, members in groups:
-        first = cause.number not in seen
-        seen.add(cause.number)
-        group = _Group(cause, members, first, records_of[cause.number] > 1)
-        if first:  # errors before failed assertions: what blocks the run comes first
-            priority.append((members[0].is_assertion, len(records)))
-        else:
-            rest.append(len(records))
-        records.append(Record.of(*_dedupe(_views(group, focus, tok))))
+    for file in shown_files:
+        header = len(records)
+        records.append(_file_record(file, by_file[file], tok))
+        for cause, members in groups_of.get(file, ()):
+            first = cause.number not in seen
+            seen.add(cause.number)
+            group = _Group(cause, members, first, records_of[cause.number] > 1)
+            file_record[len(records)] = header
+            if first:  # errors before failed assertions: what blocks the run comes first
+                priority.append((members[0].is_assertion, len(records)))
+            else:
+                rest.append(len(records))
+            records.append(Record.of(*_dedupe(_views(group, focus, tok))))
+    # A file's P line comes just before the first of its records pack walks to, so a
+    # record is never shown without the line that names its file.
+    walk = (
+        i
+        for index in (*(i for _, i in sorted(priority)), *rest)
+        for i in (file_record[index], index)
+    )
+    order = list(dict.fromkeys(walk)) if focus != "summary" else list(range(1, len(records)))
     # The last line: where the full report is, or (nothing left out) the status again.
     summary: dict[str, Any] = {"full": full} if full else {"status": _status_word(run)}
-    header: dict[str, Any] = {}
+    header_fields: dict[str, Any] = {}
     if run.source != "pytest":
-        header["source"] = run.source
+        header_fields["source"] = run.source
     if focus != "failures":
-        header["focus"] = focus
-    order = [*file_records, *(i for _, i in sorted(priority)), *rest]
-    return Result.of(records, header=header, summary=summary), order
+        header_fields["focus"] = focus
+    return Result.of(records, header=header_fields, summary=summary), order
+
+
+def failures_of(text: str) -> list[dict[str, Any]]:
+    """The ``R`` records of a report in the records format, each with the ``file`` of the
+    ``P`` line above it: what a program reading the report needs."""
+    from agentout.formats.records import parse
+
+    out: list[dict[str, Any]] = []
+    file: dict[str, Any] = {}
+    for kind, fields in parse(text):
+        if kind == "P":
+            file = {"file": fields.get("file", "?")}
+        elif kind == "R":
+            out.append({**file, **fields})
+    return out
 
 
 def full_report(run: Run) -> str:
