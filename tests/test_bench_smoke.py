@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -74,3 +75,36 @@ def test_runner_reports_a_failing_module_and_goes_on(runner: ModuleType) -> None
     assert runner.modules(["startup"]) == ["bench_startup"]
     with pytest.raises(SystemExit, match="no such benchmark"):
         runner.modules(["nope"])
+
+
+def test_pytest_overhead_section_runs_and_times_the_plugin(tmp_path: Path) -> None:
+    bench_pytest = importlib.import_module("bench_pytest")
+    lines = bench_pytest._overhead(tmp_path, tmp_path / "spill", scale=0.005, rounds=1)
+    text = "\n".join(lines)
+    total = re.search(r"\*\*total\*\* \| \*\*([\d.]+)\*\*", text)
+    assert total is not None
+    assert float(total.group(1)) > 0
+    assert re.search(r"of which loading the o200k tables \| [1-9]", text)  # tables timed
+    assert "| no plugin |" in text
+    assert "| --agent |" in text
+
+
+def test_agent_reports_are_read_back_with_their_files() -> None:
+    bench_pytest = importlib.import_module("bench_pytest")
+    report = (
+        "H agentout=1 total=3 included=3 omitted=0 truncated=false tokens=1 tokenizer=chars4\n"
+        "S status=FAIL failed=3\n"
+        "P file=tests/test_a.py failed=3\n"
+        'R tests=["test_x L3","test_y L9"] type=KeyError msg=k origin=src/m.py:4\n'
+        'R test=test_z ids=["1","2"] L=12 type=AssertionError expected=1 got=2\n'
+        "P file=tests/test_b.py errors=1\n"
+        "R L=1 when=collect type=ImportError msg=nope\n"
+    )
+    assert bench_pytest._named(report) == {
+        "tests/test_a.py::test_x",
+        "tests/test_a.py::test_y",
+        "tests/test_a.py::test_z[1]",
+        "tests/test_a.py::test_z[2]",
+        "tests/test_b.py",
+    }
+    assert bench_pytest._causes_complete(report) == (3, 3)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import agentout
 
 
@@ -74,3 +76,44 @@ def test_module_docstring_example_runs() -> None:
     failures, tried = doctest.testmod(agentout)
     assert tried >= 2
     assert failures == 0
+
+
+def test_the_pytest_plugin_imports_nothing_it_does_not_use() -> None:
+    """Every pytest run imports the plugin: with the report off it loads no pipeline."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, agentout.sources.testing.plugin; "
+        "print(','.join(sorted(m for m in sys.modules if m.startswith('agentout'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [
+        "agentout,agentout.sources,agentout.sources.testing,agentout.sources.testing.plugin,"
+        "agentout.sources.testing.settings"
+    ]
+
+
+def test_every_exported_name_loads_from_its_module() -> None:
+    import importlib
+
+    homes = {
+        "Budget": "budget",
+        "Delivery": "deliver",
+        "View": "records",
+        "count": "tokens",
+        "pack": "pack",
+        "SpillStore": "spill",
+        "ToolResult": "dual",
+        "InputError": "errors",
+        "smart_truncate": "truncate",
+    }
+    for name, module in homes.items():
+        assert getattr(agentout, name) is getattr(
+            importlib.import_module(f"agentout.{module}"), name
+        )
+    assert set(dir(agentout)) >= set(agentout.__all__)
+    # importing the submodule agentout.pack does not hide the function of that name
+    assert agentout.pack is importlib.import_module("agentout.pack").pack
+    with pytest.raises(AttributeError, match="'nope'"):
+        agentout.nope  # noqa: B018

@@ -13,24 +13,86 @@ logs, test runs, collections, notes).
 
 from __future__ import annotations
 
-from agentout.budget import Budget
-from agentout.deliver import Delivery, deliver_jsonl, deliver_records
-from agentout.dual import ToolResult, format_for_llm, format_for_user
-from agentout.errors import AgentoutError, InputError
-from agentout.pack import PRESETS, Packed, Preset, pack
-from agentout.records import Document, Lines, Record, Result, Stats, View
-from agentout.spill import SpillRef, SpillStore
-from agentout.tokens import (
-    Chars4,
-    Tokenizer,
-    UnknownTokenizerError,
-    count,
-    count_stream,
-    count_until,
-    fits,
-    get_tokenizer,
-)
-from agentout.truncate import smart_truncate, truncate_list, truncate_mapping, truncate_string
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentout.budget import Budget
+    from agentout.deliver import Delivery, deliver_jsonl, deliver_records
+    from agentout.dual import ToolResult, format_for_llm, format_for_user
+    from agentout.errors import AgentoutError, InputError
+    from agentout.pack import PRESETS, Packed, Preset, pack
+    from agentout.records import Document, Lines, Record, Result, Stats, View
+    from agentout.spill import SpillRef, SpillStore
+    from agentout.tokens import (
+        Chars4,
+        Tokenizer,
+        UnknownTokenizerError,
+        count,
+        count_stream,
+        count_until,
+        fits,
+        get_tokenizer,
+    )
+    from agentout.truncate import smart_truncate, truncate_list, truncate_mapping, truncate_string
+
+# The names load on first use (PEP 562): the pytest plugin lives in this package and is
+# imported by every pytest run, so importing ``agentout`` itself must cost next to nothing.
+_HOMES = {
+    "agentout.budget": ("Budget",),
+    "agentout.deliver": ("Delivery", "deliver_jsonl", "deliver_records"),
+    "agentout.dual": ("ToolResult", "format_for_llm", "format_for_user"),
+    "agentout.errors": ("AgentoutError", "InputError"),
+    "agentout.pack": ("PRESETS", "Packed", "Preset", "pack"),
+    "agentout.records": ("Document", "Lines", "Record", "Result", "Stats", "View"),
+    "agentout.spill": ("SpillRef", "SpillStore"),
+    "agentout.tokens": (
+        "Chars4",
+        "Tokenizer",
+        "UnknownTokenizerError",
+        "count",
+        "count_stream",
+        "count_until",
+        "fits",
+        "get_tokenizer",
+    ),
+    "agentout.truncate": (
+        "smart_truncate",
+        "truncate_list",
+        "truncate_mapping",
+        "truncate_string",
+    ),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentout' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once loaded, a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME_OF})
+
+
+class _Package(types.ModuleType):
+    """Keeps ``agentout.pack`` the function: importing a submodule binds it on its package
+    under its own name, which for ``agentout.pack`` would hide the exported function."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _HOME_OF and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
 
 __version__ = "0.1.0"
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Generator, Mapping
@@ -77,13 +76,6 @@ def _subtest(report: pytest.TestReport) -> str:
     if kwargs:
         parts.append("(" + ", ".join(f"{k}={v}" for k, v in kwargs.items()) + ")")
     return clean(" ".join(parts) or "(<subtest>)", 300)
-
-
-def _load_tokenizer(name: str) -> None:
-    from agentout.tokens import get_tokenizer
-
-    with contextlib.suppress(Exception):  # a failure surfaces, with its message, at the end
-        get_tokenizer(name)
 
 
 def _sections(report: pytest.CollectReport | pytest.TestReport) -> str:
@@ -177,10 +169,9 @@ class Recorder(_Describer):
         self.started = time.perf_counter()
         self.collected: dict[str, int] = {}
         self.output = _Output(config)
-        # Load the tokenizer while the tests run, not after them.
-        self._warm = threading.Thread(target=_load_tokenizer, args=(settings.tokenizer,))
-        self._warm.daemon = True
-        self._warm.start()
+        # The tokenizer loads when the report is rendered: its native loader holds the
+        # GIL throughout (~45 ms for o200k), so a background thread would only stall the
+        # tests for the same time.
 
     def pytest_exception_interact(
         self,
@@ -325,8 +316,6 @@ class Recorder(_Describer):
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         from agentout.sources.testing.report import render
 
-        self._warm.join()
-
         settings = self.settings
         text = render(
             self.run(session, exitstatus),
@@ -337,3 +326,7 @@ class Recorder(_Describer):
             format=settings.format,
         )
         self.output.write(text)
+        # pytest's own summary follows and goes to the discarded stream: with no traceback
+        # style it skips formatting every failure's traceback again (the reports already
+        # hold theirs, and the full report has been written).
+        session.config.option.tbstyle = "no"

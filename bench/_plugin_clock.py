@@ -1,0 +1,101 @@
+"""Bench-only pytest plugin: the time agentout's pytest plugin itself spends in a run.
+
+    PYTHONPATH=bench AGENTOUT_BENCH_CLOCK=out.txt pytest -p _plugin_clock --agent
+
+Loaded with ``-p`` it is imported before pytest loads the ``pytest11`` entry points, so it
+can wrap, before pluggy registers them, every hook of the plugin module and of the
+recorder (constructor included) in a ``perf_counter`` accumulator. The imports of the
+plugin and the recorder are timed here too; the report's own imports, the tokenizer and
+the rendering run inside ``pytest_sessionfinish``, which is wrapped. Not counted: pluggy's
+dispatch of these hooks, and option parsing. At the end it writes the seconds spent to
+``$AGENTOUT_BENCH_CLOCK`` as a JSON line: seconds by hook, calls by hook, and the seconds
+spent loading the tokenizer's tables (already part of ``pytest_sessionfinish``).
+
+A/B timings of whole runs measure the same cost with the machine's noise on top; on a
+shared machine that noise is larger than the cost, so the bench reports both.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+_spent: dict[str, float] = {}
+_calls: dict[str, int] = {}
+
+
+def _timed(function: Callable[..., Any]) -> Callable[..., Any]:
+    name = function.__name__
+
+    @functools.wraps(function)  # keeps pluggy's hookimpl marks; pluggy unwraps the signature
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _spent[name] = _spent.get(name, 0.0) + time.perf_counter() - start
+            _calls[name] = _calls.get(name, 0) + 1
+
+    return timed
+
+
+def _own_cost() -> float:
+    """Seconds the wrapper itself adds to one call (the best of a few batches)."""
+    timed = _timed(lambda: None)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(2000):
+            timed()
+        best = min(best, (time.perf_counter() - start) / 2000)
+    _spent.clear()
+    _calls.clear()
+    return best
+
+
+_PER_CALL = _own_cost()
+_start = time.perf_counter()
+from agentout import tokens  # noqa: E402
+from agentout.sources.testing import plugin, recorder  # noqa: E402
+
+_spent["import"] = time.perf_counter() - _start
+
+for _module_or_class in (plugin, recorder._Describer, recorder.Recorder):
+    for _name, _value in list(vars(_module_or_class).items()):
+        if callable(_value) and (_name.startswith("pytest_") or _name == "__init__"):
+            setattr(_module_or_class, _name, _timed(_value))
+
+
+def _tables(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Loading the exact tokenizer's tables: inside pytest_sessionfinish, kept apart."""
+
+    @functools.wraps(function)
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _tables_spent.append(time.perf_counter() - start)
+
+    return timed
+
+
+_tables_spent: list[float] = []
+tokens.ExactBPE.__init__ = _tables(tokens.ExactBPE.__init__)  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure() -> None:
+    target = os.environ.get("AGENTOUT_BENCH_CLOCK")
+    if target:
+        with open(target, "a", encoding="utf-8") as out:
+            # less what the wrapper itself cost, so a hook called 20,000 times is not inflated
+            spent = {k: max(0.0, v - _calls.get(k, 0) * _PER_CALL) for k, v in _spent.items()}
+            line = {"hooks": spent, "calls": _calls, "tables": sum(_tables_spent)}
+            out.write(json.dumps(line, sort_keys=True) + "\n")
