@@ -24,6 +24,13 @@ __all__ = ["Allowlist", "GuardError", "Roots"]
 _GLOB_CHARS = frozenset("*?[")
 
 
+def _fixed_part(pattern: str) -> str:
+    """``kb/notes/*.md`` -> ``kb/notes``: the directories before the first wildcard."""
+    parts = pattern.split(os.sep)
+    fixed = next((i for i, part in enumerate(parts) if _GLOB_CHARS & set(part)), len(parts))
+    return os.sep.join(parts[:fixed]) or (os.sep if pattern.startswith(os.sep) else ".")
+
+
 class GuardError(AgentoutError):
     """A path outside the roots, or a command not on the allowlist."""
 
@@ -82,12 +89,32 @@ class Roots:
 
     def expand(self, pattern: str) -> list[Path]:
         """The files a glob matches (relative to the first root), each checked; a plain
-        path comes back as itself, checked."""
+        path comes back as itself, checked.
+
+        The glob's fixed part (its directories before the first wildcard) must be under a
+        root, and a refusal names only the pattern. A match found in a directory outside
+        (through a linked directory, or ``..`` after a wildcard) is left out as if it did
+        not exist: naming it, or refusing because of it, would let a caller probe names
+        outside the roots. A link inside a root that points out is refused by its own name.
+        """
         if not (_GLOB_CHARS & set(pattern)) or os.path.exists(self.first / pattern):
             return [self.resolve(pattern)]
+        try:
+            self.resolve(_fixed_part(pattern))
+        except GuardError:
+            shown = ", ".join(str(root) for root in self.dirs)
+            raise GuardError(
+                f"{pattern}: the pattern starts outside the allowed roots ({shown}); "
+                "refusing to read it"
+            ) from None
         root = None if os.path.isabs(pattern) else str(self.first)
-        matches = sorted(glob.glob(pattern, root_dir=root, recursive=True))
-        return [self.resolve(match) for match in matches]
+        found: list[Path] = []
+        for match in sorted(glob.glob(pattern, root_dir=root, recursive=True)):
+            folder = Path(os.path.realpath(Path(self.first, match).parent))
+            if not any(_within(folder, top) for top in self.dirs):
+                continue  # reached through a directory outside: its name is not ours to say
+            found.append(self.resolve(match))  # a link out is refused by its own, inside name
+        return found
 
     def check_tree(self, directory: Path) -> None:
         """Refuse a directory holding a symlink (not hidden) that leads outside the roots:
