@@ -367,6 +367,27 @@ def test_run_tests_never_lets_pytest_read_an_argument_file(
     assert (outside / "secret.env").exists()
 
 
+def test_run_tests_takes_a_keyword_starting_with_a_dash_as_an_expression(
+    project: Path, store: SpillStore, tmp_path: Path
+) -> None:
+    """pytest's -k idents may start with "-" (ids like ``x-fast``): never an option."""
+    (project / "suite" / "test_ids.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.parametrize('speed', ['x-fast', 'x-slow'])\n"
+        "def test_speed(speed):\n    assert speed != 'x-fast'\n"
+    )
+    server = make_server(project, store)
+    result = call(server, "run_tests", tests=["suite/test_ids.py"], keyword="-fast")
+    status = next(fields for kind, fields in parse(texts(result)) if kind == "S")
+    assert (status.get("failed"), status.get("deselected")) == (1, 1)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine\n")
+    for field in ("keyword", "marker"):  # `--basetemp=DIR` as an option would clear DIR
+        call(server, "run_tests", tests=["suite/test_ids.py"], **{field: f"--basetemp={outside}"})
+    assert (outside / "keep.txt").read_text() == "mine\n"
+
+
 def test_query_records_never_reads_the_servers_stdin(
     project: Path, store: SpillStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -607,10 +607,11 @@ def create_server(config: ServerConfig) -> MCPServer[Any]:
             argv = [sys.executable, "-m", "pytest", "--agent", f"--agent-focus={focus}"]
             argv += [f"--agent-limit={limits.max_tokens}", "--agent-format=records"]
             argv.append(f"--agent-tokenizer={limits.tokenizer.name}")
+            # attached, so a value starting with "-" is an expression, never an option
             if keyword is not None:
-                argv += ["-k", keyword]
+                argv.append(f"-k{keyword}")
             if marker is not None:
-                argv += ["-m", marker]
+                argv.append(f"-m{marker}")
             if max_failures is not None:
                 argv.append(f"--maxfail={max_failures}")
             argv += selected
