@@ -42,7 +42,7 @@ def test_a_glob_starting_outside_is_refused_naming_only_the_pattern(
     assert "secret-key" not in str(refused.value)
 
 
-@pytest.mark.parametrize("pattern", ["*/secret-*", "*/../../private/secret-*", "**/secret-*"])
+@pytest.mark.parametrize("pattern", ["*/secret-*", "**/secret-*", "*/*/secret-*"])
 def test_matches_that_lead_outside_are_left_out_unnamed(
     layout: tuple[Roots, Path], pattern: str
 ) -> None:
@@ -52,6 +52,52 @@ def test_matches_that_lead_outside_are_left_out_unnamed(
     assert roots.expand(pattern) == []
     (private / "secret-key.json").unlink()
     assert roots.expand(pattern) == []  # the same answer once it is gone
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "d*/../../private/../root/data/*.json",  # out and back in: would confirm "private"
+        "*/../../private/secret-*",
+        "data/x[1]/../../../private/secret-key.json",
+    ],
+)
+def test_dot_dot_after_a_wildcard_is_refused_whatever_exists(
+    layout: tuple[Roots, Path], pattern: str
+) -> None:
+    roots, private = layout
+    (roots.first / "data" / "x[1]").mkdir()
+    messages = set()
+    for exists in (True, False):
+        if not exists:
+            (private / "secret-key.json").unlink()
+            private.rename(private.with_name("gone"))
+        with pytest.raises(GuardError) as refused:
+            roots.expand(pattern)
+        messages.add(str(refused.value))
+    assert messages == {f"{pattern}: '..' after a wildcard is not allowed"}
+
+
+def test_a_path_back_in_through_a_link_outside_is_left_out(layout: tuple[Roots, Path]) -> None:
+    """A linked directory outside that links back in still does not confirm its names."""
+    roots, private = layout
+    os.symlink(roots.first / "data", private / "back")
+    assert roots.expand("*/back/a.json") == []  # out/back/a.json: reached through "out"
+    assert [p.name for p in roots.expand("data/*.json")] == ["a.json", "b.json"]
+
+
+def test_refusals_for_a_glob_outside_do_not_depend_on_what_exists(
+    layout: tuple[Roots, Path],
+) -> None:
+    roots, private = layout
+    (private / "x[1]").write_text("")
+    answers = set()
+    for name in ("x[1]", "y[1]"):  # the first exists, the second does not
+        pattern = str(private / name)
+        with pytest.raises(GuardError) as refused:
+            roots.expand(pattern)
+        answers.add(str(refused.value).replace(pattern, "PATTERN"))
+    assert len(answers) == 1
 
 
 def test_a_link_in_a_root_that_points_out_is_refused_by_its_own_name(

@@ -385,6 +385,10 @@ def test_run_tests_takes_a_keyword_starting_with_a_dash_as_an_expression(
     (outside / "keep.txt").write_text("mine\n")
     for field in ("keyword", "marker"):  # `--basetemp=DIR` as an option would clear DIR
         call(server, "run_tests", tests=["suite/test_ids.py"], **{field: f"--basetemp={outside}"})
+        # an empty expression filters nothing, and never takes the test path as its own
+        empty = call(server, "run_tests", tests=["suite/test_ids.py"], **{field: ""})
+        status = next(fields for kind, fields in parse(texts(empty)) if kind == "S")
+        assert (status.get("failed"), status.get("passed")) == (1, 1), field
     assert (outside / "keep.txt").read_text() == "mine\n"
 
 

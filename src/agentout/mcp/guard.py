@@ -24,11 +24,9 @@ __all__ = ["Allowlist", "GuardError", "Roots"]
 _GLOB_CHARS = frozenset("*?[")
 
 
-def _fixed_part(pattern: str) -> str:
-    """``kb/notes/*.md`` -> ``kb/notes``: the directories before the first wildcard."""
-    parts = pattern.split(os.sep)
-    fixed = next((i for i, part in enumerate(parts) if _GLOB_CHARS & set(part)), len(parts))
-    return os.sep.join(parts[:fixed]) or (os.sep if pattern.startswith(os.sep) else ".")
+def _fixed_count(parts: list[str]) -> int:
+    """How many leading parts of a split pattern hold no wildcard."""
+    return next((i for i, part in enumerate(parts) if _GLOB_CHARS & set(part)), len(parts))
 
 
 class GuardError(AgentoutError):
@@ -69,9 +67,8 @@ class Roots:
         if not candidate.is_absolute():
             candidate = self.first / candidate
         real = Path(os.path.realpath(candidate))
-        if not any(_within(real, root) for root in self.dirs):
-            shown = ", ".join(str(root) for root in self.dirs)
-            raise GuardError(f"{path}: outside the allowed roots ({shown}); refusing to read it")
+        if not self.holds(real):
+            raise GuardError(f"{path}: {self._outside}; refusing to read it")
         return real
 
     def display(self, path: Path) -> str:
@@ -91,30 +88,42 @@ class Roots:
         """The files a glob matches (relative to the first root), each checked; a plain
         path comes back as itself, checked.
 
-        The glob's fixed part (its directories before the first wildcard) must be under a
-        root, and a refusal names only the pattern. A match found in a directory outside
-        (through a linked directory, or ``..`` after a wildcard) is left out as if it did
-        not exist: naming it, or refusing because of it, would let a caller probe names
-        outside the roots. A link inside a root that points out is refused by its own name.
+        A glob's fixed part (its directories before the first wildcard) must be under a
+        root, and ``..`` may not follow a wildcard; both refusals name only the pattern and
+        depend on nothing but its text. A match reached through a directory outside the
+        roots (a linked directory) is left out as if it did not exist: naming it, or
+        answering differently because of it, would let a caller probe names outside. A link
+        inside a root that points out is refused by its own, inside name.
         """
-        if not (_GLOB_CHARS & set(pattern)) or os.path.exists(self.first / pattern):
+        if not _GLOB_CHARS & set(pattern):
             return [self.resolve(pattern)]
+        parts = pattern.split(os.sep)
+        fixed = _fixed_count(parts)
         try:
-            self.resolve(_fixed_part(pattern))
+            self.resolve(os.sep.join(parts[:fixed]) or (os.sep if pattern[:1] == os.sep else "."))
         except GuardError:
-            shown = ", ".join(str(root) for root in self.dirs)
-            raise GuardError(
-                f"{pattern}: the pattern starts outside the allowed roots ({shown}); "
-                "refusing to read it"
-            ) from None
+            raise GuardError(f"{pattern}: {self._outside}; refusing to read it") from None
+        if ".." in parts[fixed:]:
+            raise GuardError(f"{pattern}: '..' after a wildcard is not allowed")
+        if os.path.exists(self.first / pattern):  # a name that holds [ or *, given whole
+            return [self.resolve(pattern)]
         root = None if os.path.isabs(pattern) else str(self.first)
         found: list[Path] = []
         for match in sorted(glob.glob(pattern, root_dir=root, recursive=True)):
-            folder = Path(os.path.realpath(Path(self.first, match).parent))
-            if not any(_within(folder, top) for top in self.dirs):
-                continue  # reached through a directory outside: its name is not ours to say
-            found.append(self.resolve(match))  # a link out is refused by its own, inside name
+            steps = match.split(os.sep)  # its fixed part is the pattern's, already checked
+            # every directory the match was reached through past the fixed part, each real
+            folders = (os.sep.join(steps[:end]) for end in range(fixed + 1, len(steps)))
+            if all(self.holds(Path(os.path.realpath(self.first / f))) for f in folders):
+                found.append(self.resolve(match))
         return found
+
+    def holds(self, real: Path) -> bool:
+        """Whether a resolved path is under one of the roots."""
+        return any(_within(real, root) for root in self.dirs)
+
+    @property
+    def _outside(self) -> str:
+        return f"outside the allowed roots ({', '.join(str(root) for root in self.dirs)})"
 
     def check_tree(self, directory: Path) -> None:
         """Refuse a directory holding a symlink (not hidden) that leads outside the roots:

@@ -607,10 +607,12 @@ def create_server(config: ServerConfig) -> MCPServer[Any]:
             argv = [sys.executable, "-m", "pytest", "--agent", f"--agent-focus={focus}"]
             argv += [f"--agent-limit={limits.max_tokens}", "--agent-format=records"]
             argv.append(f"--agent-tokenizer={limits.tokenizer.name}")
-            # attached, so a value starting with "-" is an expression, never an option
-            if keyword is not None:
+            # attached, so a value starting with "-" is an expression, never an option; an
+            # empty one selects nothing out, as pytest's own -k "" does (a bare -k would
+            # take the next argument as its expression)
+            if keyword:
                 argv.append(f"-k{keyword}")
-            if marker is not None:
+            if marker:
                 argv.append(f"-m{marker}")
             if max_failures is not None:
                 argv.append(f"--maxfail={max_failures}")
