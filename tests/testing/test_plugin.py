@@ -332,10 +332,14 @@ def test_focus_modes(pytester: pytest.Pytester, focus: str) -> None:
 
 def test_formats_json_and_text(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_fmt=FAILING)
+    _, records_out = run_agent(pytester, "--agent-format=records")
     _, out = run_agent(pytester, "--agent-format=json")
     data = json.loads(out)
     assert data["records"][0]["_kind"] == "S"
     assert data["summary"]["full"]
+    # the same failures, each with its file, read back from either format
+    assert failures(out) == failures(records_out)
+    assert {row["file"] for row in failures(out)} == {"test_fmt.py"}
     _, out = run_agent(pytester, "--agent-format=text")
     assert out.startswith("agentout ·")
     assert "test_compare" in out

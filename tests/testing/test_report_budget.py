@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,13 +27,25 @@ _MESSAGE = st.one_of(
     st.builds(lambda a, b: f"assert {a} == {b}", st.integers(), st.integers()),
 )
 _FULL = "/home/dev/.cache/agentout/spill/20250303-test-0123456789abcdef.txt"
+# What costs the most once written: emoji, CJK, escaped quotes and controls, long paths.
+_COSTLY = [
+    "🙂" * 200,
+    "中" * 300,
+    '"\\' * 200,
+    "\x00\x1b[31m" * 100,
+    "\u2028" * 100,
+    "tests/" + "very_long_directory_name/" * 10 + "test_x.py",
+]
+_EXTREME = st.sampled_from(_COSTLY)
 
 _failures = st.builds(
     Failure,
-    file=st.one_of(st.sampled_from(["tests/test_a.py", "tests/test_b.py", ""]), _TEXT),
-    test=st.one_of(st.sampled_from(["test_x", "test_y[1]", "T::test_z[é-2]", ""]), _TEXT),
-    error_type=st.one_of(st.sampled_from(["AssertionError", "KeyError", "ValueError"]), _TEXT),
-    message=_MESSAGE,
+    file=st.one_of(st.sampled_from(["tests/test_a.py", "tests/test_b.py", ""]), _TEXT, _EXTREME),
+    test=st.one_of(st.sampled_from(["test_x", "test_y[1]", "T::test_z[é-2]", ""]), _TEXT, _EXTREME),
+    error_type=st.one_of(
+        st.sampled_from(["AssertionError", "KeyError", "ValueError"]), _TEXT, _EXTREME
+    ),
+    message=st.one_of(_MESSAGE, _EXTREME),
     kind=st.sampled_from(["failed", "error"]),
     when=st.sampled_from(["call", "setup", "teardown", "collect"]),
     line=st.one_of(st.none(), st.integers(1, 10**7)),
@@ -88,6 +101,38 @@ def test_report_never_exceeds_the_limit(run: Run, focus: str, fmt: str, limit: i
         assert len(shown) == sum(1 for kind, _ in lines if kind == "R")
     elif fmt == "json":
         assert len(json.loads(packed.text)["records"]) == packed.stats.included + 1
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    run=_runs,
+    focus=st.sampled_from([f for f in FOCUS_MODES if f != "summary"]),
+    fmt=st.sampled_from(["records", "json", "text"]),
+)
+def test_the_smallest_limit_still_shows_a_failure(run: Run, focus: str, fmt: str) -> None:
+    """MIN_LIMIT is set so the status, the summary and one failure (its file's P line and
+    its R record, at their tersest) always fit, whatever the failure holds."""
+    result, order = build(run, focus, _FULL)
+    if not any(record.kind == "R" for record in result.records):
+        return  # the focus shows no failure of this run (critical, all assertions)
+    packed = pack(result, format=fmt, max_tokens=MIN_LIMIT, order=order)
+    assert any(record.kind == "R" for record, _ in packed.document.records)
+
+
+@pytest.mark.parametrize("fmt", ["records", "json", "text"])
+@pytest.mark.parametrize("worst", _COSTLY)
+def test_the_smallest_limit_shows_a_failure_made_of_the_costliest_text(
+    worst: str, fmt: str
+) -> None:
+    failure = Failure(
+        file=worst, test=worst, error_type=worst, message=worst, kind="error", when="teardown",
+        line=10**7, origin=worst, expected=worst, got=worst, output=worst, subtest=worst,
+    )  # fmt: skip
+    run = Run(Counts(passed=10**6, failed=10**6, errors=10**6), (failure,), 10**4, 10**5)
+    result, order = build(run, "failures", _FULL)
+    packed = pack(result, format=fmt, max_tokens=MIN_LIMIT, order=order)
+    assert [record.kind for record, _ in packed.document.records] == ["S", "P", "R"]
+    assert packed.stats.tokens <= MIN_LIMIT
 
 
 def _file_above(records: Sequence[Record]) -> dict[int, int]:

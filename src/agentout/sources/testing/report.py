@@ -58,7 +58,7 @@ _NAME_CHARS = 160
 # Token caps of the tersest view's free text, so one record's tersest view stays around
 # 100 tokens whatever the input (a 10 MB message, binary, a name of emoji): with the
 # header, status and summary lines that is what settings.MIN_LIMIT leaves room for.
-_TERSE = {"file": 40, "test": 20, "type": 12, "msg": 24}
+_TERSE = {"file": 20, "test": 16, "type": 12, "msg": 20}
 _MSG_CHARS = 160
 # How much of a compared value, a diff and captured output the fullest view holds, by
 # focus: `failures` keeps each failure to a few lines; `debug` shows more of everything.
@@ -72,6 +72,7 @@ _WINDOW_CHARS, _WINDOW_BEFORE = 40, 12
 _NAMES = 200  # test names listed in one record at most; the rest are counted
 _OUTPUT_LINES = {"failures": 5, "debug": 30}
 _LINE_CHARS = 200
+_ESCAPED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d{0,15})(?:\.\d{1,15})?\Z")
 
 _COUNT_FIELDS = (
@@ -255,9 +256,23 @@ def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str
     return out
 
 
+class _Quoted:
+    """Counts a text as the formats write it, inside a JSON string: quotes, backslashes
+    and controls escaped. A cut by this count keeps its promise once rendered."""
+
+    def __init__(self, tok: Tokenizer) -> None:
+        self.tok = tok
+        self.name = tok.name
+
+    def count(self, text: str) -> int:
+        return self.tok.count(json.dumps(text, ensure_ascii=False))
+
+
 def _short(text: str, tokens: int, tok: Tokenizer) -> str:
-    """``text`` cut to ``tokens``: what keeps a tersest view small whatever the input."""
-    return truncate_string(text, tokens, tok, suffix="…")
+    """``text`` cut to ``tokens`` as written: what keeps a tersest view small whatever the
+    input. Controls and line separators become U+FFFD first (no use to a reader, and
+    several tokens each once escaped)."""
+    return truncate_string(_ESCAPED.sub("\ufffd", text), tokens, _Quoted(tok), suffix="…")
 
 
 def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
@@ -408,13 +423,17 @@ def build(
 
 
 def failures_of(text: str) -> list[dict[str, Any]]:
-    """The ``R`` records of a report in the records format, each with the ``file`` of the
-    ``P`` line above it: what a program reading the report needs."""
+    """The ``R`` records of a report (records or JSON format), each with the ``file`` of
+    the ``P`` line above it: what a program reading the report needs."""
     from agentout.formats.records import parse
 
+    if text.lstrip().startswith("{"):  # JSON: records in order, the kind in "_kind"
+        rows = [(row.pop("_kind", "R"), row) for row in json.loads(text)["records"]]
+    else:
+        rows = parse(text)
     out: list[dict[str, Any]] = []
     file: dict[str, Any] = {}
-    for kind, fields in parse(text):
+    for kind, fields in rows:
         if kind == "P":
             file = {"file": fields.get("file", "?")}
         elif kind == "R":
