@@ -6,10 +6,12 @@ Loaded with ``-p`` it is imported before pytest loads the ``pytest11`` entry poi
 can wrap, before pluggy registers them, every hook of the plugin module and of the
 recorder (constructor included) in a ``perf_counter`` accumulator. The imports of the
 plugin and the recorder are timed here too; the report's own imports, the tokenizer and
-the rendering run inside ``pytest_sessionfinish``, which is wrapped. Not counted: pluggy's
-dispatch of these hooks, and option parsing. At the end it writes the seconds spent to
-``$AGENTOUT_BENCH_CLOCK`` as a JSON line: seconds by hook, calls by hook, and the seconds
-spent loading the tokenizer's tables (already part of ``pytest_sessionfinish``).
+the rendering run inside ``pytest_sessionfinish``, which is wrapped. pluggy's dispatch of
+these hooks is estimated (one more implementation in a hook call, measured here, times the
+calls). Not counted: option parsing. At the end it writes the seconds spent to
+``$AGENTOUT_BENCH_CLOCK`` as a JSON line: seconds by hook, calls by hook, the seconds
+spent loading the tokenizer's tables (already part of ``pytest_sessionfinish``), and the
+estimated dispatch seconds.
 
 A/B timings of whole runs measure the same cost with the machine's noise on top; on a
 shared machine that noise is larger than the cost, so the bench reports both.
@@ -46,20 +48,56 @@ def _timed(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _own_cost() -> float:
-    """Seconds the wrapper itself adds to one call (the best of a few batches)."""
+    """Seconds the wrapper adds to what it records for one call: the recorded span of a
+    call that does nothing (the best of a few batches)."""
     timed = _timed(lambda: None)
     best = float("inf")
     for _ in range(5):
-        start = time.perf_counter()
+        _spent.clear()
+        _calls.clear()
         for _ in range(2000):
             timed()
-        best = min(best, (time.perf_counter() - start) / 2000)
+        best = min(best, _spent["<lambda>"] / _calls["<lambda>"])
     _spent.clear()
     _calls.clear()
     return best
 
 
+def _dispatch_cost() -> float:
+    """Seconds pluggy spends to call one more hook implementation (not timed above):
+    a hook called with one implementation and with two, the best of a few batches."""
+    import pluggy
+
+    spec, impl = pluggy.HookspecMarker("clock"), pluggy.HookimplMarker("clock")
+
+    class Spec:
+        @spec
+        def hook(self, report: object) -> None: ...
+
+    class Impl:
+        @impl
+        def hook(self, report: object) -> None:
+            return None
+
+    def best(manager: pluggy.PluginManager) -> float:
+        fastest = float("inf")
+        for _ in range(5):
+            start = time.perf_counter()
+            for _ in range(2000):
+                manager.hook.hook(report=None)
+            fastest = min(fastest, (time.perf_counter() - start) / 2000)
+        return fastest
+
+    manager = pluggy.PluginManager("clock")
+    manager.add_hookspecs(Spec)
+    manager.register(Impl(), name="one")
+    one = best(manager)
+    manager.register(Impl(), name="two")
+    return max(0.0, best(manager) - one)
+
+
 _PER_CALL = _own_cost()
+_DISPATCH = _dispatch_cost()
 _start = time.perf_counter()
 from agentout import tokens  # noqa: E402
 from agentout.sources.testing import plugin, recorder  # noqa: E402
@@ -97,5 +135,10 @@ def pytest_unconfigure() -> None:
         with open(target, "a", encoding="utf-8") as out:
             # less what the wrapper itself cost, so a hook called 20,000 times is not inflated
             spent = {k: max(0.0, v - _calls.get(k, 0) * _PER_CALL) for k, v in _spent.items()}
-            line = {"hooks": spent, "calls": _calls, "tables": sum(_tables_spent)}
+            line = {
+                "hooks": spent,
+                "calls": _calls,
+                "tables": sum(_tables_spent),
+                "dispatch": _DISPATCH * sum(_calls.values()),
+            }
             out.write(json.dumps(line, sort_keys=True) + "\n")

@@ -243,26 +243,31 @@ def _overhead(tmp: Path, spill: Path, scale: float, rounds: int) -> list[str]:
         _pytest(suite, args, env)
     walls: dict[str, list[float]] = {kind: [] for kind in kinds}
     clocked: list[tuple[float, dict[str, Any]]] = []
-    for _ in range(rounds):  # interleaved, so every kind sees the same machine load
-        for kind, args in kinds.items():
-            walls[kind].append(_pytest(suite, args, env)[1])
-        clocked.append(_clocked(suite, env, tmp / "clock.json"))
+    # Interleaved, so every kind sees the same machine load, and each round starts with
+    # the next kind, so no kind always runs first (a fixed order showed a steady bias).
+    order = [*kinds, "clocked"]
+    for round_ in range(rounds):
+        for kind in order[round_ % len(order) :] + order[: round_ % len(order)]:
+            if kind == "clocked":
+                clocked.append(_clocked(suite, env, tmp / "clock.json"))
+            else:
+                walls[kind].append(_pytest(suite, kinds[kind], env)[1])
 
     # The plugin's own time, measured inside each run: stable where whole runs are not.
-    shares = []
-    for wall, clock in clocked:
-        spent = sum(clock["hooks"].values())
-        shares.append(spent / (wall - spent))
+    def spent(clock: dict[str, Any]) -> float:
+        return float(sum(clock["hooks"].values()) + clock["dispatch"])
+
+    shares = [spent(clock) / (wall - spent(clock)) for wall, clock in clocked]
     share = statistics.median(shares)
-    _, typical = sorted(clocked, key=lambda c: sum(c[1]["hooks"].values()))[len(clocked) // 2]
+    _, typical = sorted(clocked, key=lambda c: spent(c[1]))[len(clocked) // 2]
     hooks = typical["hooks"]
     per_test = hooks.get("pytest_runtest_logreport", 0.0)
     describe = hooks.get("pytest_exception_interact", 0.0) + hooks.get(
         "pytest_assertrepr_compare", 0.0
     )
     report = hooks.get("pytest_sessionfinish", 0.0)
-    total = sum(hooks.values())
-    rest = total - hooks.get("import", 0.0) - per_test - describe - report
+    total = spent(typical)
+    rest = total - typical["dispatch"] - hooks.get("import", 0.0) - per_test - describe - report
     logreports = typical["calls"].get("pytest_runtest_logreport", 0)
 
     base = statistics.median(walls["plugin off"])
@@ -288,13 +293,13 @@ def _overhead(tmp: Path, spill: Path, scale: float, rounds: int) -> list[str]:
         f"| describing the failures | {describe * 1e3:.1f} |",
         f"| the report: imports, tokenizer, packing, full report written | {report * 1e3:.1f} |",
         f"| of which loading the o200k tables | {typical['tables'] * 1e3:.1f} |",
+        f"| pluggy calling these hooks (estimated) | {typical['dispatch'] * 1e3:.1f} |",
         f"| everything else (configure, collection order) | {rest * 1e3:.1f} |",
         f"| **total** | **{total * 1e3:.1f}** |",
         "",
         f"- overhead: {share:.1%} of the suite's wall time, the median of {rounds} runs "
         f"(range {min(shares):.1%} to {max(shares):.1%}); "
-        f"{'meets' if share <= 0.03 else 'misses'} the 3% goal. Not counted: pluggy's "
-        "dispatch of the plugin's hooks (about 0.2 µs a call).",
+        f"{'meets' if share <= 0.03 else 'misses'} the 3% goal.",
         "",
         "Whole runs, wall seconds, for comparison (`no plugin` is `-p no:agentout`; "
         "`plugin off` is installed but inactive, what every pytest run pays):",
@@ -307,8 +312,10 @@ def _overhead(tmp: Path, spill: Path, scale: float, rounds: int) -> list[str]:
         f"{_pct(statistics.median(paired['plugin off']), base)}, --agent "
         f"{_pct(statistics.median(paired['--agent']), base)}; the rounds' differences for "
         f"--agent spread from {_pct(min(paired['--agent']), base)} to "
-        f"{_pct(max(paired['--agent']), base)}, which is the machine's noise, larger than "
-        "the cost measured above.",
+        f"{_pct(max(paired['--agent']), base)}. `plugin off` does about 3 ms of work (its "
+        "import and options), so its difference is the machine's noise and bias on this "
+        "shared machine; whole runs cannot resolve a cost this small here, which is why the "
+        "figure above is measured inside the run.",
         "",
     ]
 

@@ -113,7 +113,16 @@ def test_every_exported_name_loads_from_its_module() -> None:
             importlib.import_module(f"agentout.{module}"), name
         )
     assert set(dir(agentout)) >= set(agentout.__all__)
-    # importing the submodule agentout.pack does not hide the function of that name
     assert agentout.pack is importlib.import_module("agentout.pack").pack
     with pytest.raises(AttributeError, match="'nope'"):
         agentout.nope  # noqa: B018
+
+
+def test_importing_the_pack_module_first_does_not_hide_the_function() -> None:
+    """A fresh interpreter: the submodule is imported before the name is ever looked up."""
+    import subprocess
+    import sys
+
+    code = "import agentout.pack, agentout; print(type(agentout.pack).__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "function"

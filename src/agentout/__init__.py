@@ -68,17 +68,18 @@ _HOMES = {
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agentout' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # once loaded, a plain module attribute
-    return value
+if not TYPE_CHECKING:  # for type checkers the imports above are the module's names
 
+    def __getattr__(name: str) -> Any:
+        module = _HOME_OF.get(name)
+        if module is None:
+            raise AttributeError(f"module 'agentout' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value  # once loaded, a plain module attribute
+        return value
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOME_OF})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_HOME_OF})
 
 
 class _Package(types.ModuleType):
