@@ -272,6 +272,92 @@ def test_amounts(subtests):
     assert (row["expected"], row["got"]) == (0, 1)
 
 
+MIXED = """
+import pytest
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("no db")
+
+def test_pass():
+    pass
+
+def test_fail():
+    assert 1 == 2
+
+def test_error(broken):
+    pass
+
+@pytest.mark.skip(reason="later")
+def test_skip():
+    pass
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert 0
+
+@pytest.mark.xfail(reason="fixed?")
+def test_xpass():
+    pass
+
+def test_subs(subtests):
+    for n in range(4):
+        with subtests.test(n=n):
+            assert n != 2
+
+def test_subs_then_own(subtests):
+    with subtests.test(n=9):
+        assert False
+    assert "own" == "failure"
+"""
+
+
+@pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "no-terminal"])
+def test_counts_are_pytests_own(pytester: pytest.Pytester, terminal: bool) -> None:
+    """Every outcome counted as pytest counts it, with or without its terminal reporter
+    (the counts are read from the reports it keeps, or from our own copy)."""
+    pytester.makepyfile(test_mix=MIXED)
+    own = run(pytester).parseoutcomes()
+    _, out = run_agent(pytester, *([] if terminal else ["-p", "no:terminal"]))
+    status = kinds(out, "S")[0]
+    # pytest lists passed subtests only at some verbosities: they are checked on their own
+    assert {k: v for k, v in own.items() if k not in ("seconds", "subtests passed")} == {
+        k: v
+        for k, v in status.items()
+        if k not in ("status", "files", "causes", "time", "subtests_passed")
+    }
+    assert status["subtests_passed"] == 3
+    listed = [row["test"] for row in failures(out)]  # the test's own failure is kept too
+    assert listed == [
+        "test_fail",
+        "test_error",
+        "test_subs (n=2)",
+        "test_subs_then_own (n=9)",
+        "test_subs_then_own",
+    ]
+
+
+def test_a_comparison_from_an_earlier_test_is_not_reused(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_stale="""
+import pytest
+
+def test_raises_on_a_comparison():
+    with pytest.raises(AssertionError):
+        assert [1, 2] == [1, 3]
+
+def test_plain_assert():
+    flag = False
+    assert flag
+"""
+    )
+    _, out = run_agent(pytester)
+    (row,) = failures(out)
+    assert row["test"] == "test_plain_assert"
+    assert "expected" not in row
+    assert "got" not in row
+
+
 def test_unicode_parametrize_ids_keep_pytests_node_ids(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_uni="""
