@@ -123,6 +123,26 @@ def _causes_complete(report: str) -> tuple[int, int]:
     return causes, complete
 
 
+def _floor(report: str) -> int:
+    """Tokens of the least text that still holds what the goals ask of the report: every
+    failing test named with its L line, one per line, and per root cause its type and
+    24-character windows of expected and got (else of the message), with no keys, quotes,
+    status, file or summary line. No report format can cost less than this."""
+    lines: list[str] = []
+    for fields in failures_of(report):
+        names = [*fields.get("tests", []), *fields.get("ids", []), *fields.get("cases", [])]
+        line = f" L{fields['L']}" if "L" in fields else ""
+        lines += [f"{n}{line}" for n in names] or [f"{fields.get('test', '')}{line}"]
+        if "type" in fields:
+            said = (
+                f"{str(fields['expected'])[:24]} != {str(fields['got'])[:24]}"
+                if "expected" in fields
+                else str(fields.get("msg", ""))[:24]
+            )
+            lines.append(f"{fields['type']} {said}")
+    return count("\n".join(lines))
+
+
 def _token_table(name: str, cwd: Path, spill: Path) -> list[str]:
     env = _env(spill)
     rows: list[tuple[str, int]] = []
@@ -157,6 +177,9 @@ def _token_table(name: str, cwd: Path, spill: Path) -> list[str]:
         + (f" (missing: {', '.join(sorted(expected - named))})" if expected - named else ""),
         f"- root causes: {causes}, each with a location, the error type and expected vs got "
         f"or the message: {complete} of {causes}",
+        f"- the floor for that content (`_floor`: names with their lines and, per cause, type "
+        f"and 24-character expected/got, nothing else): {_floor(report):,} tokens, "
+        f"{_floor(report) / rf:.0%} of `-q --tb=no -rf`",
         "",
     ]
     return lines
