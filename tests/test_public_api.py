@@ -89,7 +89,8 @@ def test_the_pytest_plugin_imports_nothing_it_does_not_use() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == [
-        "agentout,agentout.sources,agentout.sources.testing,agentout.sources.testing.plugin,"
+        "agentout,agentout._lazy,agentout.sources,agentout.sources.testing,"
+        "agentout.sources.testing.plugin,"
         "agentout.sources.testing.settings"
     ]
 

@@ -13,10 +13,11 @@ logs, test runs, collections, notes).
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentout._lazy import attach
 
 if TYPE_CHECKING:
     from agentout.budget import Budget
@@ -69,17 +70,7 @@ _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 
 if not TYPE_CHECKING:  # for type checkers the imports above are the module's names
-
-    def __getattr__(name: str) -> Any:
-        module = _HOME_OF.get(name)
-        if module is None:
-            raise AttributeError(f"module 'agentout' has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
-        globals()[name] = value  # once loaded, a plain module attribute
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted({*globals(), *_HOME_OF})
+    __getattr__, __dir__ = attach(__name__, _HOME_OF)
 
 
 class _Package(types.ModuleType):

@@ -13,8 +13,9 @@ package costs nothing. ``agentout.mcp.fit`` (fitting text and JSON) needs no SDK
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentout._lazy import attach
 
 if TYPE_CHECKING:
     from agentout.mcp.middleware import BudgetMiddleware, budget_server, budgeted
@@ -31,8 +32,5 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agentout.mcp' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+if not TYPE_CHECKING:  # for type checkers the imports above are the package's names
+    __getattr__, __dir__ = attach(__name__, _WHERE)
