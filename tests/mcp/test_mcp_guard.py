@@ -113,3 +113,41 @@ def test_an_absolute_glob_under_a_root_works(layout: tuple[Roots, Path]) -> None
     roots, _ = layout
     found = roots.expand(str(roots.first / "data" / "?.json"))
     assert [p.name for p in found] == ["a.json", "b.json"]
+
+
+@pytest.mark.parametrize("outside", ["private", "no-such-dir"])
+def test_a_fixed_part_that_goes_out_and_back_in_does_not_tell_what_exists(
+    layout: tuple[Roots, Path], outside: str
+) -> None:
+    """The rest of the pattern is matched in the resolved directory, not through the
+    text, so a name outside gives the same answer whether or not it exists."""
+    roots, _ = layout
+    relative = f"../{outside}/../root/data/*.json"
+    absolute = f"{roots.first}/../{outside}/../root/data/*.json"
+    for pattern in (relative, absolute):
+        assert [p.name for p in roots.expand(pattern)] == ["a.json", "b.json"]
+
+
+def test_double_star_does_not_descend_into_links_and_lists_a_file_once(
+    layout: tuple[Roots, Path],
+) -> None:
+    roots, _ = layout
+    for name in ("a", "b"):  # two links to the root itself: glob's ** walks 2^40 paths
+        os.symlink(".", roots.first / name)
+    os.symlink("data", roots.first / "latest")
+    assert [p.name for p in roots.expand("**/a.json")] == ["a.json"]
+    assert [p.name for p in roots.expand("*/a.json")] == ["a.json"]  # data/ and latest/
+
+
+def test_hidden_files_only_when_the_pattern_asks(layout: tuple[Roots, Path]) -> None:
+    roots, _ = layout
+    (roots.first / "data" / ".draft.json").write_text("[]")
+    assert [p.name for p in roots.expand("data/*.json")] == ["a.json", "b.json"]
+    assert [p.name for p in roots.expand("data/.*.json")] == [".draft.json"]
+
+
+def test_a_nul_is_named_as_such(layout: tuple[Roots, Path]) -> None:
+    roots, _ = layout
+    with pytest.raises(GuardError, match="cannot hold a NUL") as refused:
+        roots.expand("data\x00/*.json")
+    assert "\x00" not in str(refused.value)

@@ -10,7 +10,6 @@ refused. Commands run as an argument vector, never through a shell.
 
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 from collections.abc import Iterable, Sequence
@@ -22,6 +21,7 @@ from agentout.errors import AgentoutError
 __all__ = ["Allowlist", "GuardError", "Roots"]
 
 _GLOB_CHARS = frozenset("*?[")
+_MOST_MATCHES = 10_000
 
 
 def _fixed_count(parts: list[str]) -> int:
@@ -88,34 +88,42 @@ class Roots:
         """The files a glob matches (relative to the first root), each checked; a plain
         path comes back as itself, checked.
 
-        A glob's fixed part (its directories before the first wildcard) must be under a
-        root, and ``..`` may not follow a wildcard; both refusals name only the pattern and
-        depend on nothing but its text. A match reached through a directory outside the
-        roots (a linked directory) is left out as if it did not exist: naming it, or
-        answering differently because of it, would let a caller probe names outside. A link
-        inside a root that points out is refused by its own, inside name.
+        A glob's fixed part (its directories before the first wildcard) must resolve under
+        a root, and ``..`` may not follow a wildcard; both refusals name only the pattern
+        and depend on nothing but its text. The rest is matched inside that resolved
+        directory, never through the text of the fixed part, and ``**`` does not descend
+        into linked directories. A match reached through a directory outside the roots is
+        left out as if it did not exist; the same file reached twice (through a link) is
+        listed once; a link inside a root that points out is refused by its inside name.
         """
         if not _GLOB_CHARS & set(pattern):
             return [self.resolve(pattern)]
+        if "\x00" in pattern:
+            raise GuardError(f"{pattern!r}: a path cannot hold a NUL character")
         parts = pattern.split(os.sep)
         fixed = _fixed_count(parts)
         try:
-            self.resolve(os.sep.join(parts[:fixed]) or (os.sep if pattern[:1] == os.sep else "."))
+            base = self.resolve(os.sep.join(parts[:fixed]) or (os.sep if parts[0] == "" else "."))
         except GuardError:
             raise GuardError(f"{pattern}: {self._outside}; refusing to read it") from None
-        if ".." in parts[fixed:]:
+        rest = [part for part in parts[fixed:] if part]  # "a//*" and "*/" say no more
+        if ".." in rest:
             raise GuardError(f"{pattern}: '..' after a wildcard is not allowed")
-        if os.path.exists(self.first / pattern):  # a name that holds [ or *, given whole
-            return [self.resolve(pattern)]
-        root = None if os.path.isabs(pattern) else str(self.first)
-        found: list[Path] = []
-        for match in sorted(glob.glob(pattern, root_dir=root, recursive=True)):
-            steps = match.split(os.sep)  # its fixed part is the pattern's, already checked
-            # every directory the match was reached through past the fixed part, each real
-            folders = (os.sep.join(steps[:end]) for end in range(fixed + 1, len(steps)))
-            if all(self.holds(Path(os.path.realpath(self.first / f))) for f in folders):
-                found.append(self.resolve(match))
-        return found
+        if os.path.lexists(base.joinpath(*rest)):  # a name that holds [ or *, given whole
+            return [self.resolve(self.display(base.joinpath(*rest)))]
+        hidden = any(part.startswith(".") for part in rest)  # as glob: only when asked for
+        found: dict[Path, None] = {}
+        # pathlib's ** does not follow linked directories (glob's does, without end)
+        for match in base.glob(os.sep.join(rest)):
+            steps = match.relative_to(base).parts
+            if not hidden and any(step.startswith(".") for step in steps):
+                continue
+            folders = (base.joinpath(*steps[:end]) for end in range(1, len(steps)))
+            if all(self.holds(Path(os.path.realpath(folder))) for folder in folders):
+                found[self.resolve(self.display(match))] = None
+                if len(found) > _MOST_MATCHES:
+                    raise GuardError(f"{pattern}: matches over {_MOST_MATCHES:,} files; narrow it")
+        return sorted(found)
 
     def holds(self, real: Path) -> bool:
         """Whether a resolved path is under one of the roots."""
