@@ -31,6 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from agentout.formats.records import parse  # noqa: E402
 from agentout.sources.testing.report import failures_of  # noqa: E402
 from agentout.sources.testing.settings import AGENT_ENV_VARS, FOCUS_MODES, SETTINGS  # noqa: E402
 from agentout.tokens import count  # noqa: E402
@@ -123,23 +124,36 @@ def _causes_complete(report: str) -> tuple[int, int]:
     return causes, complete
 
 
-def _floor(report: str) -> int:
-    """Tokens of the least text that still holds what the goals ask of the report: every
-    failing test named with its L line, one per line, and per root cause its type and
-    24-character windows of expected and got (else of the message), with no keys, quotes,
-    status, file or summary line. No report format can cost less than this."""
+def _bare(report: str) -> int:
+    """Tokens of a report's content with no syntax: the status counts, each file once, per
+    root cause its tests grouped by class (each with its line, parametrized ids under their
+    test) and one line of its type and 24-character windows of expected != got (or of its
+    message), and the path of the full report. A yardstick for how much of a report is
+    syntax; not a floor (shorter windows, for one, would cost less)."""
     lines: list[str] = []
-    for fields in failures_of(report):
-        names = [*fields.get("tests", []), *fields.get("ids", []), *fields.get("cases", [])]
-        line = f" L{fields['L']}" if "L" in fields else ""
-        lines += [f"{n}{line}" for n in names] or [f"{fields.get('test', '')}{line}"]
-        if "type" in fields:
-            said = (
-                f"{str(fields['expected'])[:24]} != {str(fields['got'])[:24]}"
-                if "expected" in fields
-                else str(fields.get("msg", ""))[:24]
-            )
-            lines.append(f"{fields['type']} {said}")
+    for kind, fields in parse(report):
+        if kind in "SF":
+            lines.append(" ".join(str(v) for v in fields.values()))
+        elif kind == "P":
+            lines.append(str(fields["file"]))
+        elif kind == "R":
+            line = f" L{fields['L']}" if "L" in fields else ""
+            names = [f"{n}{line}" for n in fields.get("tests", [])]
+            if "test" in fields:
+                cases = fields.get("ids") or fields.get("cases") or fields.get("subtests") or []
+                names.append(f"{fields['test']}{line} {' '.join(map(str, cases))}".rstrip())
+            by_class: dict[str, list[str]] = {}
+            for name in names:
+                owner, _, test = name.rpartition("::")
+                by_class.setdefault(owner, []).append(test)
+            lines.append("; ".join(f"{c} {', '.join(t)}".strip() for c, t in by_class.items()))
+            if "type" in fields:
+                said = (
+                    f"{str(fields['expected'])[:24]} != {str(fields['got'])[:24]}"
+                    if "expected" in fields
+                    else str(fields.get("msg", ""))[:24]
+                )
+                lines.append(f"{fields['type']} {said}")
     return count("\n".join(lines))
 
 
@@ -177,9 +191,10 @@ def _token_table(name: str, cwd: Path, spill: Path) -> list[str]:
         + (f" (missing: {', '.join(sorted(expected - named))})" if expected - named else ""),
         f"- root causes: {causes}, each with a location, the error type and expected vs got "
         f"or the message: {complete} of {causes}",
-        f"- the floor for that content (`_floor`: names with their lines and, per cause, type "
-        f"and 24-character expected/got, nothing else): {_floor(report):,} tokens, "
-        f"{_floor(report) / rf:.0%} of `-q --tb=no -rf`",
+        f"- the same content with no syntax at all (`_bare`: status counts, files, tests "
+        f"grouped by class with their lines, per cause its type and 24-character expected "
+        f"!= got, the full report's path): {_bare(report):,} tokens, "
+        f"{_bare(report) / rf:.0%} of `-q --tb=no -rf`",
         "",
     ]
     return lines

@@ -108,5 +108,5 @@ def test_agent_reports_are_read_back_with_their_files() -> None:
         "tests/test_b.py",
     }
     assert bench_pytest._causes_complete(report) == (3, 3)
-    floor = bench_pytest._floor(report)
-    assert 0 < floor < bench_pytest.count(report)  # the same content, without the syntax
+    bare = bench_pytest._bare(report)
+    assert 0 < bare < bench_pytest.count(report)  # the same content, without the syntax

@@ -29,6 +29,8 @@ _MESSAGE = st.one_of(
 _FULL = "/home/dev/.cache/agentout/spill/20250303-test-0123456789abcdef.txt"
 # What costs the most once written: emoji, CJK, escaped quotes and controls, long paths.
 _COSTLY = [
+    ". " * 300,
+    "ሀ" * 300,
     "🙂" * 200,
     "中" * 300,
     '"\\' * 200,
@@ -67,6 +69,7 @@ _runs = st.builds(
     interrupted=st.booleans(),
     stopped=_TEXT,
     exit_status=st.one_of(st.none(), st.integers(0, 5)),
+    source=st.sampled_from(["pytest", "junit"]),
 )
 
 
@@ -119,17 +122,20 @@ def test_the_smallest_limit_still_shows_a_failure(run: Run, focus: str, fmt: str
     assert any(record.kind == "R" for record, _ in packed.document.records)
 
 
+@pytest.mark.parametrize("focus", ["failures", "first-failure"])
 @pytest.mark.parametrize("fmt", ["records", "json", "text"])
 @pytest.mark.parametrize("worst", _COSTLY)
 def test_the_smallest_limit_shows_a_failure_made_of_the_costliest_text(
-    worst: str, fmt: str
+    worst: str, fmt: str, focus: str
 ) -> None:
+    """With the header's longest source fields too (``source=junit``, ``focus=...``)."""
     failure = Failure(
         file=worst, test=worst, error_type=worst, message=worst, kind="error", when="teardown",
         line=10**7, origin=worst, expected=worst, got=worst, output=worst, subtest=worst,
     )  # fmt: skip
-    run = Run(Counts(passed=10**6, failed=10**6, errors=10**6), (failure,), 10**4, 10**5)
-    result, order = build(run, "failures", _FULL)
+    counts = Counts(passed=10**6, failed=10**6, errors=10**6, skipped=10**6, xfailed=10**6)
+    run = Run(counts, (failure,), 10**4, 10**5, source="junit")
+    result, order = build(run, focus, _FULL)
     packed = pack(result, format=fmt, max_tokens=MIN_LIMIT, order=order)
     assert [record.kind for record, _ in packed.document.records] == ["S", "P", "R"]
     assert packed.stats.tokens <= MIN_LIMIT

@@ -55,10 +55,11 @@ from agentout.truncate import truncate_string
 __all__ = ["build", "failures_of", "full_report", "render"]
 
 _NAME_CHARS = 160
-# Token caps of the tersest view's free text, so one record's tersest view stays around
-# 100 tokens whatever the input (a 10 MB message, binary, a name of emoji): with the
-# header, status and summary lines that is what settings.MIN_LIMIT leaves room for.
-_TERSE = {"file": 20, "test": 16, "type": 12, "msg": 20}
+# Token caps of the tersest view's free text, as written (see _short), so the status, a
+# file's P line and one failure at their tersest fit settings.MIN_LIMIT whatever the input
+# (a 10 MB message, escaped quotes, emoji, a long path) in every format: the worst case
+# found is 189 of 200 tokens (JSON, with source= and focus= in its header).
+_TERSE = {"file": 16, "test": 14, "type": 10, "msg": 16}
 _MSG_CHARS = 160
 # How much of a compared value, a diff and captured output the fullest view holds, by
 # focus: `failures` keeps each failure to a few lines; `debug` shows more of everything.
