@@ -285,7 +285,8 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
         return [{**where, **terse}, {**where, **full}]
 
     when = {"when": first.when} if first.when != "call" else {}
-    kind = {"type": _short(clean(first.error_type or "Error", 80), _TERSE["type"], tok)}
+    kind = {"type": clean(first.error_type or "Error", 80)}
+    terse_kind = {"type": _short(kind["type"], _TERSE["type"], tok)}
     message = {"msg": clean(first.message.strip().split("\n", 1)[0], _MSG_CHARS)}
     terse_message = {"msg": _short(message["msg"], _TERSE["msg"], tok)}
     compared = first.expected is not None and first.got is not None
@@ -306,7 +307,7 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     if focus != "debug" and compared and _in_test_file(first):
         origin = {}  # an assertion helper of the test file: L already points there
     views = [
-        {**where, **terse, **when, **kind, **terse_message},
+        {**where, **terse, **when, **terse_kind, **terse_message},
         {**where, **terse, **when, **kind, **what, **origin},
         {**where, **full, **when, **kind, **what, **origin},
     ]
