@@ -553,3 +553,16 @@ def test_same_run_same_bytes_but_the_time(pytester: pytest.Pytester) -> None:
     first, second = run_agent(pytester)[1], run_agent(pytester)[1]
     assert stable(first) == stable(second)
     assert stable(first)
+
+
+def test_junitxml_beside_the_report_keeps_full_tracebacks(pytester: pytest.Pytester) -> None:
+    """The report stops pytest's own summary from formatting tracebacks again; the other
+    outputs of the run are made before that and keep theirs."""
+    import xml.etree.ElementTree as ET
+
+    pytester.makepyfile(test_xml=FAILING)
+    run_agent(pytester, "--junitxml=out.xml")
+    reported = ET.parse(pytester.path / "out.xml").getroot().iter("failure")
+    cascade = next(f for f in reported if "KeyError" in (f.text or ""))
+    assert "def helper(rates, key):" in (cascade.text or "")  # the frame's source: a full traceback
+    assert "return rates[key.upper()]" in (cascade.text or "")
