@@ -424,15 +424,23 @@ def build(
     return Result.of(records, header=header_fields, summary=summary), order
 
 
-def failures_of(text: str) -> list[dict[str, Any]]:
+def failures_of(text: str, path: str | None = None) -> list[dict[str, Any]]:
     """The ``R`` records of a report (records or JSON format), each with the ``file`` of
-    the ``P`` line above it: what a program reading the report needs."""
+    the ``P`` line above it: what a program reading the report needs. Text that is neither
+    raises ``InputError`` naming ``path`` and the line."""
+    from agentout.errors import InputError
     from agentout.formats.records import parse
 
-    if text.lstrip().startswith("{"):  # JSON: records in order, the kind in "_kind"
-        rows = [(row.pop("_kind", "R"), row) for row in json.loads(text)["records"]]
-    else:
-        rows = parse(text)
+    if not text.lstrip().startswith("{"):
+        rows = parse(text, path=path)
+    else:  # JSON: records in order, the kind in "_kind"
+        try:
+            records = json.loads(text)["records"]
+            rows = [(row.pop("_kind", "R"), row) for row in records]
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not a JSON report: {exc.msg}", path, exc.lineno, exc.colno) from None
+        except (KeyError, TypeError, AttributeError):
+            raise InputError("not an agentout report: no list of records", path) from None
     out: list[dict[str, Any]] = []
     file: dict[str, Any] = {}
     for kind, fields in rows:
