@@ -358,6 +358,74 @@ def _overhead(tmp: Path, spill: Path, scale: float, rounds: int) -> list[str]:
     ]
 
 
+_IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \| *(\S+)")
+
+# Run in a fresh interpreter: how far a Python thread gets per second while the o200k
+# tables load in another thread, against before. bpe-openai's loader holds the GIL.
+_STALL = """
+import threading, time
+from agentout.tokens import _native
+native = _native()
+count, stop = 0, False
+def spin():
+    global count
+    while not stop:
+        count += 1
+thread = threading.Thread(target=spin)
+thread.start()
+time.sleep(0.05)
+start, before = time.perf_counter(), count
+idle = count / 0.05
+native.tokenizer_for_encoding("o200k_base")
+during = (count - before) / (time.perf_counter() - start)
+stop = True
+thread.join()
+print(during / idle)
+"""
+
+
+def _fixed_costs(rounds: int) -> list[str]:
+    """What the plugin costs every pytest run (its import), and why the tables are not
+    loaded in a background thread."""
+    own: list[float] = []
+    pytest_total: list[float] = []
+    for _ in range(rounds):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-X",
+                "importtime",
+                "-c",
+                "import pytest, agentout.sources.testing.plugin",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        lines = [m for m in map(_IMPORT_LINE.match, done.stderr.splitlines()) if m]
+        own.append(sum(int(m[1]) for m in lines if m[3].startswith("agentout")) / 1e6)
+        pytest_total.append(next(int(m[2]) for m in lines if m[3] == "pytest") / 1e6)
+    stalls = [
+        float(subprocess.run([sys.executable, "-c", _STALL], capture_output=True, text=True,
+                             check=True).stdout)
+        for _ in range(3)
+    ]  # fmt: skip
+    mine, theirs = statistics.median(own), statistics.median(pytest_total)
+    return [
+        "#### What every pytest run pays, and the tokenizer tables",
+        "",
+        f"- importing the plugin (what every pytest run does, the report on or off): "
+        f"{mine * 1e3:.1f} ms of agentout modules' own import time, against {theirs * 1e3:.1f} "
+        f"ms for `import pytest` itself ({mine / theirs:.1%}); `-X importtime`, median of "
+        f"{rounds} fresh interpreters",
+        f"- while the o200k tables load in one thread, another Python thread runs at "
+        f"{statistics.median(stalls):.0%} of its speed (median of 3): the loader holds the "
+        "GIL, so loading them in the background would stall the tests as long; the plugin "
+        "loads them when it writes the report",
+        "",
+    ]
+
+
 def main() -> str:
     scale = float(os.environ.get("AGENTOUT_BENCH_SCALE", "1"))
     rounds = int(os.environ.get("AGENTOUT_BENCH_RUNS", "5"))
@@ -384,6 +452,7 @@ def main() -> str:
                 spill,
             )
         lines += _overhead(tmp, spill, scale, rounds)
+        lines += _fixed_costs(rounds)
     return "\n".join(lines)
 
 

@@ -110,3 +110,12 @@ def test_agent_reports_are_read_back_with_their_files() -> None:
     assert bench_pytest._causes_complete(report) == (3, 3)
     bare = bench_pytest._bare(report)
     assert 0 < bare < bench_pytest.count(report)  # the same content, without the syntax
+
+
+def test_pytest_fixed_costs_are_measured() -> None:
+    bench_pytest = importlib.import_module("bench_pytest")
+    text = "\n".join(bench_pytest._fixed_costs(rounds=1))
+    imported = re.search(r"([\d.]+) ms of agentout modules' own import time", text)
+    assert imported is not None
+    assert 0 < float(imported.group(1)) < 1000
+    assert re.search(r"another Python thread runs at \d+% of its speed", text)

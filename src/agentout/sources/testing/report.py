@@ -57,8 +57,8 @@ __all__ = ["build", "failures_of", "full_report", "render"]
 _NAME_CHARS = 160
 # Token caps of the tersest view's free text, as written (see _short), so the status, a
 # file's P line and one failure at their tersest fit settings.MIN_LIMIT whatever the input
-# (a 10 MB message, escaped quotes, emoji, a long path) in every format: the worst case
-# found is 189 of 200 tokens (JSON, with source= and focus= in its header).
+# (a 10 MB message, escaped quotes, emoji, a long path) in every format, with source= and
+# focus= in the header (tests/testing/test_report_budget.py tries the costliest texts).
 _TERSE = {"file": 16, "test": 14, "type": 10, "msg": 16}
 _MSG_CHARS = 160
 # How much of a compared value, a diff and captured output the fullest view holds, by
