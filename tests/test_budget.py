@@ -1,4 +1,4 @@
-"""Budget, as in the TOPA seed: a limit less a 5% buffer, sections, consume / force_consume."""
+"""Budget, as in TOPA: a limit less a 5% buffer, sections, consume / force_consume."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from agentout.budget import DEFAULT_SECTIONS, Budget
 from agentout.tokens import count, get_tokenizer
 
 
-def test_defaults_follow_the_topa_seed() -> None:
+def test_defaults_follow_topa() -> None:
     budget = Budget(5000)
     assert budget.buffer == 0.05
     assert dict(budget.sections) == {

@@ -1,6 +1,6 @@
 """Two audiences for one result: the model's content and the person's display.
 
-As in the ALEX seed: ``content`` is what the model reasons with (complete within its
+As in ALEX: ``content`` is what the model reasons with (complete within its
 budget: already packed), ``display`` is what the person watching reads (a count line and a
 short preview), ``metadata`` holds counts, sizes and timings, ``error`` says what failed.
 ``AGENTOUT_VERBOSE=1`` makes the display equal the content, for debugging.

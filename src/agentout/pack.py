@@ -41,7 +41,7 @@ class Preset:
     max_tokens: int | None
 
 
-# As in the TMKB seed: an agent gets 3 records in 500 tokens, a person 10 with no limit.
+# As in TMKB's agent mode: an agent gets 3 records in 500 tokens, a person 10 with no limit.
 PRESETS: dict[str, Preset] = {
     "agent": Preset(max_records=3, max_tokens=500),
     "verbose": Preset(max_records=10, max_tokens=None),
@@ -190,7 +190,7 @@ class _Packer:
             self.chosen[i] = 0
             steps.append(("include", i, 0))
         if not steps and self.candidates:
-            base[self.candidates[0]] = 0  # the seed's rule: better one oversized record than none
+            base[self.candidates[0]] = 0  # TMKB's rule: better one oversized record than none
             self.chosen = dict(base)
 
         for i in sorted(self.chosen):  # detail
@@ -211,7 +211,7 @@ class _Packer:
         self.replay(base, steps[:fitting])
         text, document = self.refill()
         if document.stats.included == 0 and self.candidates:
-            self.chosen[self.candidates[0]] = 0  # the seed's rule again, now by exact count
+            self.chosen[self.candidates[0]] = 0  # TMKB's rule again, now by exact count
             self.over_budget = True
             return self.render()
         return text, document

@@ -114,7 +114,7 @@ class UnknownTokenizerError(ValueError):
 
 @dataclass(frozen=True)
 class Chars4:
-    """The seeds' estimate: ceil(chars / 4); 0 for empty text or None."""
+    """The common estimate: ceil(chars / 4); 0 for empty text or None."""
 
     name: str = "chars4"
     exact: bool = False

@@ -1,4 +1,4 @@
-"""Truncation by tokens, as in the TOPA seed: strings, lists and mappings, marked "...N more".
+"""Truncation by tokens, as in Tryouts' agent mode (TOPA): strings, lists and mappings, marked "...N more".
 
 Each helper returns a text whose token count, by the chosen tokenizer (o200k_base unless
 told), is at most ``max_tokens``. The one exception: a budget too small for even the bare
@@ -157,7 +157,7 @@ def smart_truncate(
     tokenizer: str | Tokenizer | None = None,
     suffix: str = "...",
 ) -> str:
-    """Truncate anything, as the TOPA seed's ``smart_truncate``.
+    """Truncate anything, as TOPA's ``smart_truncate``.
 
     A string is cut as text (it is not quoted); a mapping and a list, tuple or set keep
     whole entries; anything else is rendered in ``style`` and cut as text.

@@ -127,7 +127,7 @@ def test_link_lines_count_the_front_matter() -> None:
     assert [(k.target, k.line) for k in parsed.links] == [("x", 5), ("y", 7)]
 
 
-# -- summaries, in the seed's order ---------------------------------------------------------
+# -- summaries, in qipu's order ---------------------------------------------------------
 
 
 def test_summary_front_matter_first() -> None:

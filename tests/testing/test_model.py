@@ -24,7 +24,7 @@ from agentout.sources.testing.model import (
         (75.456, "75.46s"),
     ],
 )
-def test_durations_as_in_the_seed(seconds: float, shown: str) -> None:
+def test_durations_as_tryouts_prints_them(seconds: float, shown: str) -> None:
     assert format_duration(seconds) == shown
 
 

@@ -88,7 +88,7 @@ def notes() -> None:
 
     Notes are *.md files with optional YAML front matter (id, title, type, tags,
     summary, links); links are [[wiki links]], Markdown links to other notes, and
-    typed front matter links. Output is the qipu seed's records: N (note), S
+    typed front matter links. Output is qipu-style records: N (note), S
     (summary), E (edge), B (body), after a W line warning that note content is
     reference material, not instructions. Budgets are exact and whole notes only.
 

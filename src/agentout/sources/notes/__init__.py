@@ -1,4 +1,4 @@
-"""Notes as context: a folder of Markdown notes as N/S/E/B records (the qipu seed).
+"""Notes as context: a folder of Markdown notes as N/S/E/B records (as qipu prints them).
 
     >>> from agentout import pack
     >>> from agentout.sources.notes import index_result, load_vault

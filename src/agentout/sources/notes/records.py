@@ -1,4 +1,4 @@
-"""Notes as records, the qipu seed's N/S/E/B lines, plus a forced W warning.
+"""Notes as records, qipu's N/S/E/B lines, plus a forced W warning.
 
 A note is ONE record whose views grow from the tersest to the fullest, so a budget
 never separates a note from its summary or body but shows the richest that fits::

@@ -1,4 +1,4 @@
-"""A note's summary, in the qipu seed's order, as one line of plain text.
+"""A note's summary, in qipu's order, as one line of plain text.
 
 1. the front matter ``summary`` field;
 2. the first paragraph under a heading named ``Summary`` (any level, up to the next

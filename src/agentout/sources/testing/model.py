@@ -178,7 +178,7 @@ def group_causes(failures: Iterable[Failure]) -> list[Cause]:
 
 
 def format_duration(seconds: float) -> str:
-    """As in the seed: μs under 1 ms, ms under 1 s, seconds with two decimals above."""
+    """As Tryouts prints them: μs under 1 ms, ms under 1 s, seconds with two decimals above."""
     micros = round(seconds * 1_000_000)
     if micros < 1000:
         return f"{max(micros, 0)}μs"

@@ -8,7 +8,7 @@ Records, in reading order::
       origin=src/shop/money.py:12                                             (per cause)
     F full=/path/to/the/full/report.txt                                       (summary)
 
-A ``P`` line names a file with failures (its path once, as in the TOPA seed, rather than
+A ``P`` line names a file with failures (its path once, as TOPA does, rather than
 on every record) and counts them; the ``R`` records below it are that file's. Each ``R``
 is one root cause within one file, every failing test of it named (at the tersest view,
 one and ``more=N``), with ``L`` the failing line in the test file; a cause seen in several
