@@ -10,16 +10,10 @@ matter); ``run`` puts the two together and delivers inline or as a file referenc
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shlex
 import signal
-import subprocess
-import threading
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from agentout.deliver import (
@@ -32,6 +26,7 @@ from agentout.deliver import (
 )
 from agentout.formats import Format
 from agentout.pack import Packed
+from agentout.process import CommandOutcome
 from agentout.records import Result
 from agentout.sources.log import LogDigest
 from agentout.spill import SpillRef, SpillStore
@@ -45,81 +40,13 @@ __all__ = ["CommandOutcome", "CommandRun", "LogSink", "run", "run_command"]
 
 CMD_CHARS = 200  # the header is always shown: a long inline script is cut there
 
-# -- running a command ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CommandOutcome:
-    """How a command ended: the status a shell would report, and why if it did not run."""
-
-    argv: tuple[str, ...]
-    exit_status: int
-    duration: float
-    signal: int | None = None
-    error: str | None = None
-
-
-_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-@contextlib.contextmanager
-def _forwarding(process: subprocess.Popen[bytes]) -> Iterator[None]:
-    """Pass SIGINT, SIGTERM and SIGHUP on to the child instead of dying with output unread.
-
-    Only the main thread can install handlers; elsewhere the defaults stay.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    interactive = _in_foreground()
-
-    def forward(signum: int, _frame: FrameType | None) -> None:
-        if signum == signal.SIGINT and interactive:
-            return  # Ctrl-C: the terminal has sent it to the command already
-        with contextlib.suppress(ProcessLookupError):
-            process.send_signal(signum)
-
-    previous = {sig: signal.signal(sig, forward) for sig in _FORWARDED}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def _in_foreground() -> bool:
-    """Whether a terminal's Ctrl-C reaches our process group (and so the command) itself."""
-    try:
-        return os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp()
-    except OSError:
-        return False
-
 
 def run_command(argv: Sequence[str], on_output: Callable[[bytes], None]) -> CommandOutcome:
-    """Run ``argv``, calling ``on_output`` with each chunk of its merged output, in order."""
-    if not argv:
-        raise ValueError("no command given; usage: agentout run -- CMD ARGS...")
-    args = tuple(argv)
-    start = time.monotonic()
-    try:
-        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    except FileNotFoundError:
-        return CommandOutcome(args, 127, 0.0, error=f"{args[0]}: command not found")
-    except PermissionError:
-        return CommandOutcome(args, 126, 0.0, error=f"{args[0]}: permission denied")
-    except OSError as exc:
-        return CommandOutcome(args, 126, 0.0, error=f"{args[0]}: {exc.strerror or exc}")
-    assert process.stdout is not None
-    with _forwarding(process), process.stdout:
-        fd = process.stdout.fileno()
-        while chunk := os.read(fd, 1 << 16):
-            on_output(chunk)
-        status = process.wait()
-    duration = time.monotonic() - start
-    if status < 0:
-        return CommandOutcome(args, 128 - status, duration, signal=-status)
-    return CommandOutcome(args, status, duration)
+    """Run ``argv`` in its own process group, calling ``on_output`` with each chunk of its
+    merged output, in order (``agentout.process.run``)."""
+    from agentout import process
+
+    return process.run(argv, on_output)
 
 
 # -- delivering a log, and running a command ------------------------------------------------
