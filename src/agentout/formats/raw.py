@@ -104,12 +104,11 @@ def _closing(header: Mapping[str, Any], document: Document, shown: int, gaps: bo
         if header.get(key):
             fields.append(f"{key}={visible(str(header[key]))}")
     cut = stats.truncated or stats.over_budget or gaps
-    if cut or ref:
+    if cut:  # how much there is, how much is shown, what it costs
         if isinstance(header.get("lines"), int):
             fields.append(f"lines={header['lines']}")
-        if cut:
-            fields.append(f"shown={shown}")
-            fields.append(f"tokens={stats.tokens}")
+        fields.append(f"shown={shown}")
+        fields.append(f"tokens={stats.tokens}")
     if header.get("secrets"):
         fields.append(f"secrets={header['secrets']}")
     if stats.over_budget:

@@ -51,6 +51,9 @@ class Reduced:
 
     records: list[Record]
     order: list[int] | None = None  # None: they matter in the order given
+    # Everything the output says is in the records (only fixed text the command always
+    # prints, such as hints, was left out): nothing to store, no reference to give.
+    complete: bool = False
     notes: dict[str, int] = field(default_factory=dict)  # counts for the closing line
 
 

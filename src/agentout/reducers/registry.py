@@ -14,6 +14,6 @@ ENTRY_POINT_GROUP = "agentout.reducers"
 
 def reducers(cwd: str | os.PathLike[str] | None = None) -> Iterator[Reducer]:
     """Every reducer, first match wins: built-ins last."""
-    from agentout.reducers.builtin import BUILTINS
+    from agentout.reducers.builtin import builtins
 
-    yield from BUILTINS
+    yield from builtins()

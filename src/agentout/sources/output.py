@@ -199,9 +199,10 @@ def _try_reduced(
         text, settings, settings.max_chars
     ):
         return None
-    ref = capture.commit()
-    if ref is None:  # the store failed: the reduced form, and it says nothing else is kept
+    ref = None if reduced.complete else capture.commit()
+    if ref is None:  # complete (or the store failed, which the warning says): no reference
         probe.pop("ref")
+        capture.discard()
     else:
         probe["ref"] = short_ref(ref)
     text = RAW.render(_document(reduced.records, probe))
