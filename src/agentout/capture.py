@@ -18,14 +18,48 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from typing import Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from agentout.sources.scan import Scan
-from agentout.spill import SpillError, SpillRef, SpillStore, SpillWriter
+if TYPE_CHECKING:  # the store is imported when output is large enough to need it
+    from agentout.sources.scan import Scan
+    from agentout.spill import SpillRef, SpillStore, SpillWriter
 
-__all__ = ["Capture", "OutputFilter"]
+__all__ = [
+    "DEFAULT_INLINE_THRESHOLD",
+    "MODES",
+    "Capture",
+    "Mode",
+    "OutputFilter",
+    "check_mode",
+    "resolve_threshold",
+]
 
 _READ_BYTES = 4 << 20
+Mode = Literal["auto", "inline", "file"]
+MODES: tuple[Mode, ...] = ("auto", "inline", "file")
+DEFAULT_INLINE_THRESHOLD = 8192
+ENV_THRESHOLD = "AGENTOUT_INLINE_THRESHOLD"
+
+
+def resolve_threshold(value: int | None = None) -> int:
+    """The call's value, else ``$AGENTOUT_INLINE_THRESHOLD``, else 8192 bytes."""
+    if value is not None:
+        if value < 0:
+            raise ValueError(f"inline threshold must be >= 0 bytes, got {value}")
+        return value
+    configured = os.environ.get(ENV_THRESHOLD, "").strip()
+    if not configured:
+        return DEFAULT_INLINE_THRESHOLD
+    if not configured.isdigit():
+        raise ValueError(f"{ENV_THRESHOLD}={configured!r}: expected a number of bytes")
+    return int(configured)
+
+
+def check_mode(mode: str) -> Mode:
+    for known in MODES:
+        if mode == known:
+            return known
+    raise ValueError(f"unknown delivery mode {mode!r}; known: {', '.join(MODES)}")
 
 
 class OutputFilter(Protocol):
@@ -101,6 +135,8 @@ class Capture:
         """Move what is in memory to a new file in the store and write through from now on."""
         if self.writer is not None or self.fallback is not None or self.memory is None:
             return
+        from agentout.spill import SpillError, SpillStore
+
         try:
             store = self._store if self._store is not None else SpillStore.default()
             self.writer = store.open(kind=self.kind, suffix=self.suffix, by_content=True)
@@ -134,6 +170,8 @@ class Capture:
         """The store failed: scan what it holds and go on in bounded memory."""
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         self.warning = f"spill store not writable ({reason}); only what is shown here was kept"
+        from agentout.sources.scan import Scan
+
         scan = Scan()
         if self.writer is not None:
             for piece in _read_back(self.writer):
@@ -169,6 +207,8 @@ class Capture:
         """A scan of the whole output (from memory, the file, or the one kept on failure)."""
         if self.fallback is not None:
             return self.fallback
+        from agentout.sources.scan import Scan
+
         scan = Scan()
         if self.memory is not None:
             scan.feed(bytes(self.memory))

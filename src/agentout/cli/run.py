@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from agentout.cli._options import (
     budget_options,
-    echo_packed,
     format_option,
     reports_errors,
     tokenizer_option,
 )
 from agentout.formats import FORMAT_NAMES
-
-_HEARTBEAT_AFTER = 3.0  # seconds before a quiet command gets a line on the terminal
 
 
 @click.command(context_settings={"allow_interspersed_args": False})
@@ -88,53 +83,17 @@ def run(
       agentout run --shell 'make 2>&1 | tail -50'
       agentout run --timeout 600 -- cargo build
     """
-    from agentout.sources.command import run as run_command
+    from agentout.cli.quick import deliver
 
-    heartbeat = _Heartbeat() if _is_terminal(sys.stderr) else None
-    done = run_command(
+    deliver(
         command,
         max_tokens=max_tokens,
         max_chars=max_chars,
         inline_threshold=inline_threshold,
         mode=mode,
-        format=format_name,
-        tokenizer=tokenizer,
         shell=shell,
         timeout=timeout,
-        reduce=not no_reduce,
-        on_tick=heartbeat.tick if heartbeat else None,
+        no_reduce=no_reduce,
+        format_name=format_name,
+        tokenizer=tokenizer,
     )
-    if heartbeat:
-        heartbeat.clear()
-    if done.delivery.warning:
-        click.echo(f"agentout: warning: {done.delivery.warning}", err=True)
-    packed = done.delivery.packed
-    if packed is not None and packed.format == "text":
-        echo_packed(packed)
-    else:
-        sys.stdout.write(done.delivery.text)
-    sys.stdout.flush()
-    sys.exit(done.outcome.exit_status)
-
-
-def _is_terminal(stream: object) -> bool:
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
-
-
-class _Heartbeat:
-    """One line on the terminal while a command runs longer than a few seconds."""
-
-    def __init__(self) -> None:
-        self.shown = False
-
-    def tick(self, seconds: float, lines: int) -> None:
-        if seconds >= _HEARTBEAT_AFTER:
-            sys.stderr.write(f"\r\x1b[Kagentout: running {seconds:.0f}s, {lines:,} lines so far")
-            sys.stderr.flush()
-            self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()

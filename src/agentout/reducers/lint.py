@@ -71,10 +71,6 @@ _STYLISH = re.compile(
 _RUST_LINT = re.compile(r"#\[(?:warn|deny)\((?P<lint>[\w:]+)\)\]")
 # Detail under a diagnostic: frames, gutters, carets, notes and help.
 _DETAIL = re.compile(r"^\s*(?:\||\d+\s*[|+-]|[=^~-]|help:|note:|= )|^\s+\S|^\s*$")
-_TOOLS = {
-    "ruff", "flake8", "pycodestyle", "pyflakes", "pylint", "mypy", "dmypy", "pyright",
-    "basedpyright", "eslint", "tsc", "vue-tsc", "golangci-lint", "clippy-driver",
-}  # fmt: skip
 
 
 class Lint:
@@ -88,7 +84,9 @@ class Lint:
     def matches(self, words: Sequence[str]) -> bool:
         if not words:
             return False
-        if words[0] in _TOOLS:
+        from agentout.reducers.builtin import LINT_TOOLS
+
+        if words[0] in LINT_TOOLS:
             return words[0] != "ruff" or (len(words) > 1 and words[1] == "check")
         return tuple(words[:2]) == ("cargo", "clippy")
 

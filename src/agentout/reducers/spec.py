@@ -333,8 +333,11 @@ _REQUIRED = {
 }
 
 
-def load_spec(path: str | Path, text: str | None = None) -> Spec:
-    """Read a reducer file; ``SpecError`` naming the file and the key for anything wrong."""
+def load_spec(path: str | Path, text: str | None = None, *, check: bool = False) -> Spec:
+    """Read a reducer file; ``SpecError`` naming the file and the key for anything wrong.
+
+    Patterns are compiled when first used (every command looks its reducer up, few use
+    one); ``check`` compiles them all now, as ``agentout reducers verify`` does."""
     name = str(path)
     if text is None:
         try:
@@ -360,11 +363,11 @@ def load_spec(path: str | Path, text: str | None = None) -> Spec:
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
         raise SpecError("facts: expected a list of patterns", name)
     for i, fact in enumerate(facts):
-        _compile(fact, f"facts[{i}]", name)
+        _pattern(fact, f"facts[{i}]", name, check)
     steps = data.get("step", [])
     if not isinstance(steps, list):
         raise SpecError("step: expected [[step]] tables", name)
-    checked = tuple(_check_step(step, i, name) for i, step in enumerate(steps))
+    checked = tuple(_check_step(step, i, name, check) for i, step in enumerate(steps))
     cases = tuple(_check_case(case, i, name) for i, case in enumerate(data.get("case", [])))
     return Spec(
         spec_name,
@@ -378,7 +381,15 @@ def load_spec(path: str | Path, text: str | None = None) -> Spec:
     )
 
 
-def _check_step(step: Any, i: int, path: str) -> dict[str, Any]:
+def _pattern(pattern: Any, where: str, path: str, check: bool) -> None:
+    """A pattern is a string; with ``check``, one RE2 compiles."""
+    if not isinstance(pattern, str):
+        raise SpecError(f"{where}: expected a pattern (a string)", path)
+    if check:
+        _compile(pattern, where, path)
+
+
+def _check_step(step: Any, i: int, path: str, check: bool) -> dict[str, Any]:
     where = f"step[{i}]"
     if not isinstance(step, dict) or len(step) != 1 or next(iter(step)) not in _STEP_KINDS:
         raise SpecError(f"{where}: expected one of {', '.join(_STEP_KINDS)}", path)
@@ -387,14 +398,14 @@ def _check_step(step: Any, i: int, path: str) -> dict[str, Any]:
         if not isinstance(value, list):
             raise SpecError(f"{where}.{kind}: expected a list of patterns", path)
         for j, pattern in enumerate(value):
-            _compile(pattern, f"{where}.{kind}[{j}]", path)
+            _pattern(pattern, f"{where}.{kind}[{j}]", path, check)
     elif kind == "replace":
         if not isinstance(value, list) or not all(
             isinstance(r, dict) and isinstance(r.get("with"), str) for r in value
         ):
             raise SpecError(f"{where}.replace: expected [{{pattern, with}}, ...]", path)
         for j, rule in enumerate(value):
-            _compile(rule.get("pattern"), f"{where}.replace[{j}].pattern", path)
+            _pattern(rule.get("pattern"), f"{where}.replace[{j}].pattern", path, check)
     else:
         if not isinstance(value, dict):
             raise SpecError(f"{where}.{kind}: expected a table", path)
@@ -403,7 +414,7 @@ def _check_step(step: Any, i: int, path: str) -> dict[str, Any]:
                 raise SpecError(f"{where}.{kind}.{key}: expected a string", path)
         for key in ("start", "item", "stop", "pattern"):
             if key in value:
-                _compile(value[key], f"{where}.{kind}.{key}", path)
+                _pattern(value[key], f"{where}.{kind}.{key}", path, check)
     return {kind: value}
 
 

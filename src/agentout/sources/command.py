@@ -7,40 +7,27 @@ its output into a ``Capture`` at pipe speed (memory while small, then the spill 
 and hands the result to ``deliver_output``: as printed when it fits, the command's
 reducer's compact form, or the lines that matter within the budget, the rest stored.
 
-``LogSink`` is the older record-based sink the MCP ``run_command`` tool still uses.
 """
 
 from __future__ import annotations
 
 import shlex
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agentout.capture import Capture, OutputFilter
-from agentout.deliver import (
-    Delivery,
-    PackSettings,
-    Spool,
-    check_mode,
-    finish,
-    resolve_threshold,
-)
-from agentout.formats import Format
-from agentout.pack import Packed
+from agentout.capture import Capture, OutputFilter, check_mode, resolve_threshold
 from agentout.process import CommandOutcome
-from agentout.records import Result
-from agentout.sources.log import LogDigest
 from agentout.sources.output import TextDelivery, TextSettings, deliver_output
-from agentout.spill import SpillRef, SpillStore
-from agentout.tokens import Tokenizer
-from agentout.truncate import clip
 
 if TYPE_CHECKING:
     from agentout.dual import ToolResult
+    from agentout.formats import Format
+    from agentout.spill import SpillStore
+    from agentout.tokens import Tokenizer
 
-__all__ = ["CommandOutcome", "CommandRun", "LogSink", "run", "run_command"]
+__all__ = ["CommandOutcome", "CommandRun", "run", "run_command"]
 
 CMD_CHARS = 200  # the header is always shown: a long inline script is cut there
 
@@ -54,64 +41,6 @@ def run_command(argv: Sequence[str], on_output: Callable[[bytes], None]) -> Comm
 
 
 # -- delivering a log, and running a command ------------------------------------------------
-
-
-class LogSink:
-    """Feed a log's bytes as they come; ``deliver`` packs what matters, the rest spilled."""
-
-    def __init__(
-        self,
-        *,
-        mode: str = "auto",
-        inline_threshold: int | None = None,
-        store: SpillStore | None = None,
-        kind: str = "log",
-    ) -> None:
-        self.mode = check_mode(mode)
-        self.threshold = resolve_threshold(inline_threshold)
-        self.spool = Spool(
-            threshold=self.threshold, mode=self.mode, kind=kind, suffix=".log", store=store
-        )
-        self.digest = LogDigest(keep_all=self.mode == "inline")
-
-    def feed(self, chunk: bytes) -> None:
-        self.spool.write(chunk)
-        self.digest.feed(chunk)
-
-    def deliver(
-        self,
-        header: Mapping[str, Any] | None = None,
-        *,
-        max_tokens: int | None = None,
-        max_chars: int | None = None,
-        format: str | Format = "records",
-        tokenizer: str | Tokenizer | None = None,
-    ) -> Delivery:
-        digest = self.digest.finish()
-        settings = PackSettings(max_tokens, max_chars, format, tokenizer)
-        spool = self.spool
-
-        def inline(limited: bool) -> Packed | None:
-            head = {"mode": "inline", **(header or {}), "warning": spool.warning}
-            if limited and spool.failed and settings.limited:
-                # nothing else is kept: the lines that matter most, within the budget
-                result = digest.result(head, digest.summary())
-                return settings.pack(result, limited=True, order=digest.priority(digest.kept()))
-            if limited and not digest.complete:  # cleaned or folded: keep the bytes too
-                return None
-            shown = digest
-            if not digest.lines.complete:  # the store failed on a long log: every line
-                shown = LogDigest(keep_all=True)
-                shown.feed(bytes(spool.memory))
-                shown.finish()
-            return settings.pack(shown.result(head, shown.summary()), limited=limited)
-
-        def reference(ref: SpillRef, head: dict[str, Any]) -> tuple[Result, list[int]]:
-            footer = {**digest.summary(), "more": f"agentout show {ref.ref} --lines 1:200"}
-            return digest.result(head, footer), digest.priority(digest.kept())
-
-        reference_settings = settings.for_reference(self.threshold)
-        return finish(spool, self.mode, inline, reference_settings, header, reference)
 
 
 @dataclass(frozen=True)
@@ -136,7 +65,7 @@ class CommandRun:
             meta["file"] = str(delivery.ref.path)
         if delivery.warning:
             meta["warning"] = delivery.warning
-        name = clip(shlex.join(done.argv), CMD_CHARS)
+        name = _clipped(shlex.join(done.argv))
         as_content = verbose_from_env() if verbose is None else verbose
         display = (
             delivery.text
@@ -185,7 +114,7 @@ def run(
     tick = None if on_tick is None else (lambda seconds: on_tick(seconds, capture.newlines))
     outcome = process.run(argv, capture.feed, timeout=timeout, on_tick=tick)
     capture.close()
-    header: dict[str, Any] = {"cmd": clip(shlex.join(outcome.argv), CMD_CHARS)}
+    header: dict[str, Any] = {"cmd": _clipped(shlex.join(outcome.argv))}
     header["exit"] = outcome.exit_status
     if outcome.signal is not None:
         header["signal"] = _signal_name(outcome.signal)
@@ -205,6 +134,12 @@ def run(
         reducer=reducer,
     )
     return CommandRun(outcome, delivery)
+
+
+def _clipped(text: str) -> str:
+    return (
+        text if len(text) <= CMD_CHARS else f"{text[:CMD_CHARS]}… (+{len(text) - CMD_CHARS} chars)"
+    )
 
 
 def _signal_name(number: int) -> str:

@@ -20,16 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentout.capture import Capture
-from agentout.formats import Format, get_format
-from agentout.pack import Packed, pack
-from agentout.records import Record, Result
 from agentout.reducers import REDUCE_MAX_BYTES, Output, Reduced, Reducer, command_words
-from agentout.spill import SpillRef
-from agentout.tokens import Tokenizer, count_until, get_tokenizer
 from agentout.visible import terminal_text, visible
+
+if TYPE_CHECKING:  # imported where used: small output is given without any of them
+    from agentout.formats import Format
+    from agentout.pack import Packed
+    from agentout.records import Record
+    from agentout.spill import SpillRef
+    from agentout.tokens import Tokenizer
 
 __all__ = ["REDUCED_AT_MOST", "TextDelivery", "TextSettings", "deliver_output", "short_ref"]
 
@@ -51,7 +53,7 @@ class TextSettings:
 
     @property
     def raw(self) -> bool:
-        return get_format(self.format).name == "raw"
+        return (self.format if isinstance(self.format, str) else self.format.name) == "raw"
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,9 @@ def _fits(text: str, settings: TextSettings, limit_chars: int | None) -> bool:
     if limit_chars is not None and len(text) > limit_chars:
         return False
     if settings.max_tokens is None or len(text.encode("utf-8")) <= settings.max_tokens:
-        return True
+        return True  # a token is at least one byte: no tokenizer needed
+    from agentout.tokens import count_until, get_tokenizer
+
     return count_until(text, settings.max_tokens, get_tokenizer(settings.tokenizer)) is not None
 
 
@@ -164,6 +168,9 @@ def deliver_output(
 
         found = digest(capture.scan().finish())
         records, order = found.records, found.order
+    from agentout.pack import pack
+    from agentout.records import Result
+
     budget_chars = settings.max_chars
     if settings.max_tokens is None and budget_chars is None:
         budget_chars = settings.threshold
