@@ -10,6 +10,7 @@ up to the ``-----END`` line, keeping the number of lines.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -35,19 +36,27 @@ _KEY_WORDS = (
 )
 _ENV_KEY = r"(?:[A-Z0-9_]*_)?(?:TOKEN|SECRET|KEY|PASSWORD|PASS)|AWS_[A-Z0-9_]+"
 # Keys that end like a secret's but hold a fact: pagination cursors, AWS settings.
-_NOT_SECRET_KEY = re.compile(rb"(?i)page|cursor|next|continuation|_id\b|_ids\b")
+_ENV_KEY_RE = re.compile(_ENV_KEY.encode())
+_WORD_KEY = re.compile(rf"(?i:[A-Za-z0-9_.\-]*(?:{_KEY_WORDS}))".encode())
+_NOT_SECRET_KEY = re.compile(
+    rb"(?i)page|cursor|next|continuation|(?:_|\b)(?:ids?|type|name|hint|file|path|dir|len|length"
+    rb"|count|size|field|prompt|label|url|uri|env|var|header|param|class|limit|expires?|ttl)\b"
+)
 # What may stand before a line's own text: grep's "path:12:" or "path-12-", cat -n, a diff.
 _PREFIX = rb"(?:[^\s:]+:(?:\d+:)?|[^\s:]+-\d+-|[ \t]*\d+\t|[+\- ])?"
 _QUOTED = rb"\"[^\"\n]*\"|'[^'\n]*'"
 _COMMON_VALUES = frozenset(
     b"none null nil true false yes no str string bytes int bool boolean number object any"
     b" optional undefined empty required redacted hidden masked secret password token"
-    b" changeme xxxxxxxx".split()
+    b" changeme xxxxxxxx secretstr".split()
 )
 _REFERENCE = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?")
 _TEMPLATE = re.compile(rb"\$|\{\{|%\(|<[^>]*>\Z|\{[^}]*\}\Z")
 _LETTER = re.compile(rb"[A-Za-z]")
-_DIGIT_OR_SYMBOL = re.compile(rb"[0-9+/=_\-.~!@#%^&*]")
+_PLACEHOLDER = re.compile(rb"[A-Z_]+|x+|\*+|\.\.\.|<[^>]*>|#[0-9a-fA-F]{3,8}")
+# client_secret_basic, password_reset_token: names of things, not secrets.
+_NAMED = re.compile(rb"(?i)[a-z0-9]*_[a-z0-9_]*(?:secret|passw|token|key)[a-z0-9_]*")
+_DIGIT_OR_SYMBOL = re.compile(rb"[0-9+/=~!@#%^&*]")
 _MIXED_CASE = re.compile(rb".[A-Z].*[a-z]|.[a-z].*[A-Z]")
 _BODY_LINE = (
     rb"(?:[^\s:]{1,256}[:-]\d+[:-]|[ \t]*\d+\t)?"
@@ -171,7 +180,7 @@ class Scanner:
         )
         inline = re.compile(
             rb"(?<![A-Za-z0-9_.\-])[\"']?" + key + end + rb"[\"']?[ \t]*"
-            rb"(?:=[ \t]*(?P<value>" + _QUOTED + rb"|[^\s\"'`,;&)}\]>]+)"
+            rb"(?:(?P<sep>=)[ \t]*(?P<value>" + _QUOTED + rb"|[^\s\"'`,;&)}\]>]+)"
             rb"|:[ \t]*(?P<quoted>" + _QUOTED + rb"))"
         )
         flag = re.compile(
@@ -232,6 +241,8 @@ class Scanner:
             start, end = m.span(rule.group)
             if start < 0 or not _plausible(m.group(rule.group), None, quoted=True):
                 return None
+            if _NOT_SECRET_KEY.search(line[m.start() : start] + line[end : m.end()]):
+                return None  # "private_key_id": "...": an identifier, as detect-secrets says
             word = self._keyword_word.search(m.group())
             kind = kind_of_name(word.group().decode("utf-8", "replace")) if word else "secret"
             return (start, end, _CONTEXT, kind)
@@ -252,30 +263,43 @@ class Scanner:
 
     def _assigned(self, line: bytes, found: list[Span]) -> None:
         line_re, inline_re, flag_re = self._assignments
-        matches: list[tuple[re.Match[bytes], str]] = []
-        m = line_re.match(line)
-        if m is not None:
-            matches.append((m, "line"))
-        matches += [(m, "inline") for m in inline_re.finditer(line)]
-        matches += [(m, "flag") for m in flag_re.finditer(line)]
-        for m, form in matches:
+        matches = [m for m in (line_re.match(line),) if m is not None]
+        matches += [*inline_re.finditer(line), *flag_re.finditer(line)]
+        for m in matches:
             key = m.group("key")
             group = "value" if m.group("value") is not None else "quoted"
-            value = m.group(group)
             if _NOT_SECRET_KEY.search(key) or key.decode("ascii", "replace") in PUBLIC_AWS:
                 continue
+            env_style = _ENV_KEY_RE.fullmatch(key) is not None or self._extra_key(key)
+            word = _WORD_KEY.fullmatch(key) is not None
+            sep = m.group("sep") if "sep" in m.re.groupindex else None
+            if sep is not None:
+                before, after = line[m.start("sep") - 1 : m.start("sep")], line[m.end("sep") :]
+                spaced = before in (b" ", b"\t") or after[:1] in (b" ", b"\t")
+                if spaced and sep == b"=" and not word:
+                    continue  # NOTE_KEY = "x": a constant in code, not a shell assignment
             start, end = m.span(group)
-            if value[:1] in (b'"', b"'") and len(value) >= 2 and value[-1:] == value[:1]:
+            value = m.group(group)
+            quoted = value[:1] in (b'"', b"'") and len(value) >= 2 and value[-1:] == value[:1]
+            if quoted:
                 start, end, value = start + 1, end - 1, value[1:-1]
             else:
                 stripped = value.rstrip(b" \t\r")
                 end -= len(value) - len(stripped)
                 value = stripped
-            quoted = line[start - 1 : start] in (b'"', b"'")
-            loose = form == "line" and m.group("sep") == b":" and not key.isupper()
+                if not env_style and (b" " in value or b"\t" in value):
+                    continue  # secret = tmp_path / "x": code or prose
+            loose = not quoted and not env_style
+            kind = kind_of_name(key.decode("ascii", "replace"))
+            if kind in ("token", "key") and (b" " in value or b"\t" in value):
+                continue  # a token has no spaces: this is prose or a style
             if not _plausible(value, key, quoted=quoted, loose=loose):
                 continue
-            found.append((start, end, _CONTEXT, kind_of_name(key.decode("ascii", "replace"))))
+            found.append((start, end, _CONTEXT, kind))
+
+    def _extra_key(self, key: bytes) -> bool:
+        name = key.decode("ascii", "replace").upper()
+        return any(fnmatch.fnmatchcase(name, pattern.upper()) for pattern in self._extra)
 
     def _authorization_spans(self, line: bytes, found: list[Span]) -> None:
         header, bearer = self._authorization
@@ -402,7 +426,9 @@ def _plausible(
     lower = value.lower()
     if lower in _COMMON_VALUES or (key is not None and lower == key.lower()):
         return False
-    if not _LETTER.search(value) or _TEMPLATE.match(value):
+    if not _LETTER.search(value) or _TEMPLATE.match(value) or _PLACEHOLDER.fullmatch(value):
+        return False
+    if _NAMED.fullmatch(value):
         return False
     if quoted:
         return True
@@ -410,7 +436,7 @@ def _plausible(
         return False
     if b" = " in value or b"==" in value:
         return False
-    return not (loose and not (_DIGIT_OR_SYMBOL.search(value) or _MIXED_CASE.match(value)))
+    return not (loose and not _DIGIT_OR_SYMBOL.search(value))
 
 
 _SECRET_KEY = re.compile(_b(rf"(?i:[A-Za-z0-9_.\-]*(?:{_KEY_WORDS}))|{_ENV_KEY}"))
