@@ -135,9 +135,43 @@ class RuleSet:
 def re2_candidate(pattern: str, ignore_case: bool) -> str:
     """``pattern`` without its lookarounds, and with repetitions over RE2's limit of 1000
     left open: RE2 syntax that matches wherever ``pattern`` does."""
-    candidate = _LOOKAROUND.sub("", pattern)
+    candidate = _wide_spaces(_LOOKAROUND.sub("", pattern))
     candidate = _LONG_REPEAT.sub(lambda m: "{" + m.group(1) + ",}", candidate)
     return f"(?i:{candidate})" if ignore_case else f"(?:{candidate})"
+
+
+_SPACE = r"\t-\r \x1c-\x1f"  # what Python's \s matches in bytes; RE2's \s is narrower
+
+
+def _wide_spaces(pattern: str) -> str:
+    r"""``\s`` as Python means it (RE2's lacks \v and \x1c-\x1f), except inside a negated
+    class, where the narrower one excludes less and so still matches more."""
+    out: list[str] = []
+    i, klass = 0, ""  # klass: "" outside a class, "[" inside one, "^" inside a negated one
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            pair = pattern[i : i + 2]
+            if pair == r"\s" and klass != "^":
+                out.append(_SPACE if klass else f"[{_SPACE}]")
+            else:
+                out.append(pair)
+            i += 2
+            continue
+        if c == "[" and not klass:
+            klass = "^" if pattern[i + 1 : i + 2] == "^" else "["
+            step = 2 if klass == "^" else 1
+            out.append(pattern[i : i + step])
+            i += step
+            if pattern[i : i + 1] == "]":
+                out.append("]")
+                i += 1
+            continue
+        if c == "]" and klass:
+            klass = ""
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def _rule(kind: str, compiled: re.Pattern[str], group: bool, source: str) -> Rule:

@@ -348,10 +348,11 @@ class Scanner:
                 end = data.find(b"\n", start, last + 1)
                 end = last if end < 0 else end
                 out.append(data[pos:start])
+                before = len(kinds)
                 opened = self._line(data[start:end], out, kinds)
                 pos = end
                 if opened:
-                    block.marked = kinds[-1:] == ["private-key"]
+                    block.marked = "private-key" in kinds[before:]
                     body = min(end + 1, n)
                     out.append(data[end:body])
                     pos = self._body(data, body, block, out, kinds)

@@ -328,6 +328,7 @@ def _held_out(root: Path, t: dict[str, str], rng: random.Random, port: int) -> l
         **base,
         "GITHUB_TOKEN": t["github"],
         "CI_JOB_TOKEN": t["gitlab"],
+        "GITHUB_FINE_GRAINED_PAT": t["github-fine-grained"],
         "AWS_SESSION_TOKEN": t["aws-secret-key"],
         "AWS_ACCESS_KEY_ID": t["aws-access-key"],
         "CLAUDE_API_KEY": t["anthropic"],
