@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import secrets_corpus
 
@@ -22,7 +20,7 @@ def _private_cache(
 @pytest.fixture(scope="session")
 def corpus_outputs(
     tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[dict[str, list[tuple[secrets_corpus.Case, bytes]]]]:
+) -> dict[str, list[tuple[secrets_corpus.Case, bytes]]]:
     """Each split's cases with what each printed, run for real once per session."""
     root = tmp_path_factory.mktemp("secrets-corpus")
     runs: dict[str, list[tuple[secrets_corpus.Case, bytes]]] = {}
@@ -32,7 +30,7 @@ def corpus_outputs(
         with secrets_corpus.serving(base / "api") as port:
             cases = secrets_corpus.build(base, split, port=port)
             runs[split] = [(case, secrets_corpus.output(case)) for case in cases]
-    yield runs
+    return runs
 
 
 @pytest.fixture

@@ -101,6 +101,7 @@ def test_real_output_without_secrets_passes_unchanged(outputs: dict[str, bytes],
 
 def test_the_facts_are_there_to_keep(outputs: dict[str, bytes]) -> None:
     assert len(outputs["git log --oneline"].split()[0]) == 40  # full commit hashes
-    assert outputs["sha256sum"].split()[0].isalnum() and len(outputs["sha256sum"].split()[0]) == 64
+    assert outputs["sha256sum"].split()[0].isalnum()
+    assert len(outputs["sha256sum"].split()[0]) == 64
     assert b"FAILED test_things.py::test_keys[secret_name]" in outputs["pytest"]
     assert b"-rw-" in outputs["ls -la"]

@@ -3,6 +3,7 @@ survives; text without secrets passes byte-identical; long lines stay bounded.""
 
 from __future__ import annotations
 
+import itertools
 import random
 import uuid
 
@@ -72,7 +73,7 @@ lines = st.lists(st.one_of(st.sampled_from(PLANTED), st.sampled_from(FACTS), pla
 def _chunked(data: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c % (len(data) + 1) for c in cuts})
     bounds = [0, *points, len(data)]
-    return [data[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [data[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def _stream(redactor: Redactor, chunks: list[bytes]) -> bytes:
