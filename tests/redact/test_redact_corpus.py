@@ -78,7 +78,7 @@ def test_markers_say_what_was_hidden(corpus_outputs: Outputs) -> None:
     assert key[-1] == "-----END RSA PRIVATE KEY-----"
 
 
-def test_the_corpus_plants_fresh_values_each_seed(tmp_path: object) -> None:
+def test_the_corpus_plants_fresh_values_for_each_generator(tmp_path: object) -> None:
     import random
 
     first = secrets_corpus.planted_tokens(random.Random(1))
