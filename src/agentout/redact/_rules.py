@@ -197,9 +197,8 @@ def read_detect_secrets() -> RuleSet:
     from detect_secrets.plugins import keyword
     from detect_secrets.plugins.private_key import PrivateKeyDetector
 
-    classes: dict[str, Any] = {
-        cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()
-    }
+    mapping: Any = get_mapping_from_secret_type_to_class()
+    classes: dict[str, Any] = {plugin.__name__: plugin for plugin in mapping.values()}
     rules: list[Rule] = []
     for name in sorted(PLUGINS):
         kind, group = PLUGINS[name]
