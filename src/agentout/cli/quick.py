@@ -21,6 +21,7 @@ _HEARTBEAT_AFTER = 3.0  # seconds before a quiet command gets a line on the term
 OPTIONS: dict[str, tuple[str, Callable[[str], Any] | None]] = {
     "--shell": ("shell", None),
     "--no-reduce": ("no_reduce", None),
+    "--keep-secrets": ("keep_secrets", None),
     "--max-tokens": ("max_tokens", int),
     "--max-chars": ("max_chars", int),
     "--inline-threshold": ("inline_threshold", int),
@@ -31,7 +32,7 @@ OPTIONS: dict[str, tuple[str, Callable[[str], Any] | None]] = {
 
 def parse(args: Sequence[str]) -> dict[str, Any] | None:
     """The options and the command of ``agentout run ARGS``; None when click must read it."""
-    found: dict[str, Any] = {"shell": False, "no_reduce": False}
+    found: dict[str, Any] = {"shell": False, "no_reduce": False, "keep_secrets": False}
     i = 0
     while i < len(args) and args[i] != "--":
         name, eq, value = args[i].partition("=")
@@ -89,6 +90,7 @@ def deliver(
     shell: bool = False,
     timeout: float | None = None,
     no_reduce: bool = False,
+    keep_secrets: bool = False,
     format_name: str = "raw",
     tokenizer: str | None = None,
 ) -> None:
@@ -110,6 +112,7 @@ def deliver(
             shell=shell,
             timeout=timeout,
             reduce=not no_reduce,
+            keep_secrets=keep_secrets,
             on_tick=heartbeat.tick if heartbeat else None,
         )
     except (AgentoutError, ValueError) as exc:

@@ -47,6 +47,11 @@ from agentout.formats import FORMAT_NAMES
     is_flag=True,
     help="Never use a command's reducer: the lines that matter, as printed.",
 )
+@click.option(
+    "--keep-secrets",
+    is_flag=True,
+    help="Store the output with its secrets (the agent still gets them hidden).",
+)
 @format_option(FORMAT_NAMES, "raw")
 @tokenizer_option
 @click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
@@ -60,6 +65,7 @@ def run(
     shell: bool,
     timeout: float | None,
     no_reduce: bool,
+    keep_secrets: bool,
     format_name: str,
     tokenizer: str | None,
 ) -> None:
@@ -72,9 +78,12 @@ def run(
     its compact form, keeping every name, location and message. Output that does not
     fit keeps the lines that matter (errors with their detail, warnings, the end),
     each gap marked with the command that shows it; the complete output is stored for
-    `agentout show`. The exit status is the command's (127 if not found, 128+N if
-    killed by signal N, 124 on --timeout). A signal to agentout goes to the command
-    and everything it started; a second one, or 3 seconds, ends them all.
+    `agentout show`. Secrets (tokens, keys, passwords, the values of your
+    *_TOKEN/*_KEY/... variables) are hidden as [secret: KIND], in the store too, and
+    counted (secrets=N); AGENTOUT_REDACT=0 turns that off. The exit status is the
+    command's (127 if not found, 128+N if killed by signal N, 124 on --timeout). A
+    signal to agentout goes to the command and everything it started; a second one,
+    or 3 seconds, ends them all.
 
     \b
     Examples:
@@ -94,6 +103,7 @@ def run(
         shell=shell,
         timeout=timeout,
         no_reduce=no_reduce,
+        keep_secrets=keep_secrets,
         format_name=format_name,
         tokenizer=tokenizer,
     )

@@ -24,6 +24,7 @@ from agentout.sources.output import TextDelivery, TextSettings, deliver_output
 if TYPE_CHECKING:
     from agentout.dual import ToolResult
     from agentout.formats import Format
+    from agentout.redact import Redactor
     from agentout.spill import SpillStore
     from agentout.tokens import Tokenizer
 
@@ -89,11 +90,16 @@ def run(
     timeout: float | None = None,
     reduce: bool = True,
     on_tick: Callable[[float, int], None] | None = None,
-    filters: tuple[OutputFilter, ...] = (),
+    redact: bool | None = None,
+    keep_secrets: bool = False,
 ) -> CommandRun:
     """Run ``argv`` (or, with ``shell``, the one string in it through the user's shell):
     its output is captured whole (stored when large), then delivered as
-    ``deliver_output`` says. ``on_tick(seconds, lines)`` is called while it runs."""
+    ``deliver_output`` says. ``on_tick(seconds, lines)`` is called while it runs.
+
+    Secrets are hidden as the output arrives (``agentout.redact``; ``redact`` None:
+    unless ``AGENTOUT_REDACT=0``), so neither the agent nor the store sees them;
+    ``keep_secrets`` keeps them in the store (the agent still gets them hidden)."""
     from agentout import process
     from agentout.reducers import find
 
@@ -103,6 +109,9 @@ def run(
         argv = process.shell_argv(argv[0])
     check_mode(mode)
     threshold = resolve_threshold(inline_threshold)
+    redactor = _redactor(redact)
+    stream = redactor.stream() if redactor is not None else None
+    filters: tuple[OutputFilter, ...] = (stream,) if stream and not keep_secrets else ()
     capture = Capture(
         threshold=threshold,
         store=store,
@@ -121,6 +130,8 @@ def run(
     if outcome.error is not None:
         header["error"] = outcome.error
     header["duration"] = f"{outcome.duration:.2f}s"
+    if stream is not None and stream.found.total:
+        header["secrets"] = stream.found.total
     reducer = find(argv) if (reduce and outcome.error is None) or outcome.timed_out else None
     if mode == "inline":
         threshold = max(threshold, capture.size)
@@ -132,8 +143,19 @@ def run(
         exit_status=outcome.exit_status,
         header=header,
         reducer=reducer,
+        redactor=redactor if keep_secrets else None,
     )
     return CommandRun(outcome, delivery)
+
+
+def _redactor(redact: bool | None) -> Redactor | None:
+    """The environment's redactor, unless turned off (here, or ``AGENTOUT_REDACT=0``)."""
+    if redact is False:
+        return None
+    from agentout.redact import Redactor
+
+    found = Redactor.from_environ(enabled=redact)
+    return found if found.enabled else None
 
 
 def _clipped(text: str) -> str:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # imported where used: small output is given without any of t
     from agentout.formats import Format
     from agentout.pack import Packed
     from agentout.records import Record
+    from agentout.redact import Redactor
     from agentout.spill import SpillRef
     from agentout.tokens import Tokenizer
 
@@ -123,14 +124,21 @@ def deliver_output(
     exit_status: int = 0,
     header: Mapping[str, Any] | None = None,
     reducer: Reducer | None = None,
+    redactor: Redactor | None = None,
 ) -> TextDelivery:
     """See the module docstring. ``header`` fields (exit, signal, error, secrets, cmd,
-    duration...) go to the closing line (raw) or the header line (data formats)."""
+    duration...) go to the closing line (raw) or the header line (data formats).
+    ``redactor``: the output was captured with its secrets (``--keep-secrets``), so the
+    lines are redacted here, before anything is shown."""
     head: dict[str, Any] = dict(header or {})
     head.setdefault("exit", exit_status)
     if capture.warning:
         head["warning"] = capture.warning
     data = capture.whole(max(settings.threshold, REDUCE_MAX_BYTES if reducer else 0))
+    if data is not None and redactor is not None:
+        data, hidden = redactor.redact_bytes(data)
+        if hidden.total:
+            head["secrets"] = head.get("secrets", 0) + hidden.total
     lines = _lines(data) if data is not None else None
 
     # 1. small, and it fits: as printed
