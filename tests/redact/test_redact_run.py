@@ -12,10 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from secrets_corpus import Case, build, serving
 
 from agentout.formats.raw import closing_fields
-
-from secrets_corpus import Case, build, serving
 
 AGENTOUT = [sys.executable, "-c", "from agentout.cli import main; main()"]
 
@@ -37,8 +36,7 @@ def _agentout(case: Case, store: Path, *args: str) -> str:
         cwd=case.cwd,
         env=env,
         input=case.stdin,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         timeout=60,
         check=False,
     )
