@@ -61,8 +61,18 @@ def test_a_value_at_a_sentence_end_or_between_symbols_is_whole() -> None:
     assert kept(Fact("n", ("12",)), "line 12.")
     assert kept(Fact("n", ("12",)), "[12]")
     assert kept(Fact("w", ("-Wunused-variable",)), "x [-Wunused-variable]")
-    assert not kept(Fact("n", ("12",)), "L12")
+    assert not kept(Fact("n", ("12",)), "x12")
     assert not kept(Fact("n", ("12",)), "12_000")
+
+
+def test_a_line_number_may_be_written_after_an_l() -> None:
+    fact = Fact("mypy", ("scripts/sizes.py", "21", "return-value"))
+    assert kept(fact, "scripts/sizes.py (10 errors)\n  L21: [return-value] Incompatible")
+    assert kept(Fact("n", ("21",)), "see #L21")
+    assert not kept(Fact("n", ("21",)), "XL21")  # the L is part of a longer token
+    assert not kept(Fact("n", ("21",)), "L21x")
+    assert not kept(Fact("name", ("x21",)), "Lx21")  # only numbers
+    assert not kept(Fact("name", ("Lib",)), "LLib")
 
 
 def test_a_commit_hash_is_kept_by_its_abbreviation() -> None:

@@ -13,6 +13,8 @@ one of its blocks holds every value, each as a whole token:
   ``v1.12``; ``src/a.py`` is in ``src/a.py:12:5``).
 - A full commit hash (40 or 64 lowercase hex digits) is also kept by any abbreviation of
   at least 7 digits, as git prints it (``3a11ff4``).
+- A number is also kept right after a capital ``L`` that starts a token, as a line number
+  is often written (``L21``, ``#L21``).
 
 Same output, same answer: the check depends on nothing but the text.
 """
@@ -67,11 +69,18 @@ def _word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _whole(text: str, start: int, end: int) -> bool:
+def _line_mark(text: str, start: int) -> bool:
+    """Whether the number at ``start`` is written as a line number, ``L21``."""
+    return text[start - 1] == "L" and (start < 2 or not _word(text[start - 2]))
+
+
+def _whole(text: str, start: int, end: int, number: bool) -> bool:
     """Whether ``text[start:end]`` is a token of its own, not part of a longer one."""
     if start > 0:
         before = text[start - 1]
-        if _word(before) or (before == "." and start > 1 and _word(text[start - 2])):
+        if number and _line_mark(text, start):
+            pass
+        elif _word(before) or (before == "." and start > 1 and _word(text[start - 2])):
             return False
     if end < len(text):
         after = text[end]
@@ -83,6 +92,7 @@ def _whole(text: str, start: int, end: int) -> bool:
 def _occurrences(text: str, value: str) -> Iterator[int]:
     """Start offsets of ``value`` in ``text`` as a whole token (or a hash's abbreviation)."""
     abbreviable = _FULL_HASH.fullmatch(value) is not None
+    number = value.isascii() and value.isdigit()
     needle = value[:_SHORTEST_HASH] if abbreviable else value
     start = text.find(needle)
     while start >= 0:
@@ -90,7 +100,7 @@ def _occurrences(text: str, value: str) -> Iterator[int]:
         if abbreviable:
             while end < len(text) and end - start < len(value) and text[end] in _HEX:
                 end += 1
-        if _whole(text, start, end) and value.startswith(text[start:end]):
+        if _whole(text, start, end, number) and value.startswith(text[start:end]):
             yield start
         start = text.find(needle, start + 1)
 
