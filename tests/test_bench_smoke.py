@@ -153,3 +153,14 @@ def test_shell_report_counts_facts_and_tokens_from_recorded_output() -> None:
     assert f"rtk {facts:,}/{facts:,} (100%)" in text
     assert "`x` skipped: no tool" in text
     assert "All targets met: FAIL" in text
+
+
+def test_shell_cases_are_chosen_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench_shell = importlib.import_module("bench_shell")
+    monkeypatch.setenv(bench_shell.CASES_ENV, "ruff, git-status")
+    assert [c.name for c in bench_shell.selected()] == ["ruff", "git-status"]
+    monkeypatch.setenv(bench_shell.CASES_ENV, "git-status,nope")
+    with pytest.raises(SystemExit, match="no such case: nope"):
+        bench_shell.selected()
+    monkeypatch.delenv(bench_shell.CASES_ENV)
+    assert len(bench_shell.selected()) == len(bench_shell.BENCH)
