@@ -20,6 +20,7 @@ from agentout.sources.scan import Line, ScanResult
 __all__ = ["FOLD_AT_LEAST", "Digest", "digest"]
 
 FOLD_AT_LEAST = 5  # warnings of one shape shown once from this many on
+TERSE_LINE_CHARS = 400  # a longer line also has a terse view: its start and its end
 _MINED_AT_MOST = 5000  # warnings mined for shapes (Drain: ~25 µs a line)
 
 
@@ -45,11 +46,18 @@ def digest(scan: ScanResult) -> Digest:
     """See the module docstring."""
     lines = _fold_shapes(scan.lines)
     shown = _fold_repeats(lines)
-    records = [
-        Record.of({"text": item.text, "n": item.line.n, "last": item.last}, kind="L")
-        for item in shown
-    ]
-    return Digest(records, _order(shown))
+    return Digest([_record(item) for item in shown], _order(shown))
+
+
+def _record(item: _Shown) -> Record:
+    """One line (or a folded run of them); a long one also has a terse view, its start
+    and its end, so a budget that cannot hold it whole still shows where it went."""
+    full = {"text": item.text, "n": item.line.n, "last": item.last}
+    if len(item.text) <= TERSE_LINE_CHARS:
+        return Record.of(full, kind="L")
+    head, tail = item.text[: TERSE_LINE_CHARS * 3 // 4], item.text[-TERSE_LINE_CHARS // 4 :]
+    cut = len(item.text) - len(head) - len(tail)
+    return Record.of({**full, "text": f"{head}… (+{cut} chars) …{tail}"}, full, kind="L")
 
 
 def _fold_repeats(lines: Sequence[Line | _Shown]) -> list[_Shown]:

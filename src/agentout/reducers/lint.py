@@ -28,6 +28,7 @@ class _Diagnostic:
     code: str
     message: str
     last: int = 0
+    own_message: bool = False  # rustc / clippy: a message of its own, said where it is
 
     def where(self) -> str:
         return f"{self.file}:{self.line}" + (f":{self.col}" if self.col else "")
@@ -106,10 +107,11 @@ class Lint:
             f"{code}: {message}" + (f" (×{times})" if times > 1 else "")
             for code, (message, times) in messages.items()
         ]
-        records.append(Record.of({"text": "\n".join(said)}, kind="R"))
+        if said:
+            records.append(Record.of({"text": "\n".join(said)}, kind="R"))
         for n, line in kept:
             records.append(Record.of({"text": line, "n": n}, kind="R"))
-        order = [len(found), *range(len(found) + 1, len(records)), *range(len(found))]
+        order = [*range(len(found), len(records)), *range(len(found))]
         return Reduced(records, order)
 
 
@@ -119,13 +121,12 @@ def _read(lines: Sequence[str]) -> tuple[list[_Diagnostic], list[tuple[int, str]
     kept: list[tuple[int, str]] = []
     stylish_file: str | None = None
     pending: tuple[int, str, str] | None = None  # a multi-line diagnostic's head: n, code, msg
-    in_detail = False
+    in_detail = rust = False
     for n, line in enumerate(lines, start=1):
         if pending is not None and (arrow := _ARROW.match(line)):
             head_n, code, message = pending
-            found.append(
-                _Diagnostic(head_n, arrow["file"], arrow["line"], arrow["col"], code, message, n)
-            )
+            where = (arrow["file"], arrow["line"], arrow["col"])
+            found.append(_Diagnostic(head_n, *where, code, message, n, own_message=rust))
             pending, in_detail = None, True
             continue
         one = _one_line(n, line)
@@ -138,13 +139,14 @@ def _read(lines: Sequence[str]) -> tuple[list[_Diagnostic], list[tuple[int, str]
                 _Diagnostic(n, stylish_file, row["line"], row["col"], row["code"], row["msg"])
             )
             continue
-        head = _RUFF_HEAD.match(line) or _RUST_HEAD.match(line)
+        ruff, rust_head = _RUFF_HEAD.match(line), _RUST_HEAD.match(line)
+        head = ruff or rust_head
         if head is not None and not line.startswith(("warning: `", "error: could not")):
             code = head.groupdict().get("code") or head.groupdict().get("sev") or "error"
-            pending, in_detail = (n, code, head["msg"]), False
+            pending, in_detail, rust = (n, code, head["msg"]), False, ruff is None
             continue
         if in_detail and found and (lint := _RUST_LINT.search(line)):
-            found[-1].code = lint["lint"]  # clippy / rustc name the lint in a note
+            found[-1].code = f"{found[-1].code}[{lint['lint']}]"  # the lint, named in a note
         if in_detail and _DETAIL.match(line):
             continue
         in_detail = False
@@ -155,6 +157,13 @@ def _read(lines: Sequence[str]) -> tuple[list[_Diagnostic], list[tuple[int, str]
             pending = None
             kept.append((n, line))
     return found, kept
+
+
+def _line(diagnostic: _Diagnostic) -> str:
+    """``file:line:col CODE``; a rustc diagnostic keeps its message there too."""
+    if diagnostic.own_message:
+        return f"{diagnostic.where()} {diagnostic.code}: {diagnostic.message}"
+    return f"{diagnostic.where()} {diagnostic.code}"
 
 
 def _one_line(n: int, line: str) -> _Diagnostic | None:

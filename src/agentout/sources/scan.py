@@ -30,6 +30,7 @@ from agentout.visible import terminal_text
 __all__ = ["MAX_LINE_BYTES", "Line", "Scan", "ScanResult", "classify", "clean"]
 
 MAX_LINE_BYTES = 8192  # of one line, kept to show; the stored output keeps every byte
+LINE_END_BYTES = 1024  # and the end of a longer line: how it ended
 HEAD_LINES = 200
 TAIL_LINES = 400
 ERROR_ENDS = 500  # the first and the last this many error lines are kept
@@ -45,7 +46,7 @@ _ERROR = (
     r"(?:^|[ \t\]:)])(?:error|fatal error|fatal)(?:\[[A-Za-z0-9]+\])?:",  # gcc, rustc, tsc, pip
     r"^[ \t]*(?:error|fatal|ERROR|FATAL|FAILED|FAIL|FAILURE|PANIC|CRITICAL)\b",  # ERROR: x
     r"(?:^|[ \t\[|(\":-])(?:ERROR|FATAL|CRITICAL|SEVERE|ERR)(?:[ \t\]|)\":,-]|$)",  # log levels
-    r"(?i:\blevel[^a-zA-Z0-9_\n]{1,3}(?:error|fatal|critical|crit|err)\b)",  # level=error, JSON
+    r"(?i:\blevel[^a-zA-Z0-9_\n]{1,4}(?:error|fatal|critical|crit|err)\b)",  # level=error, JSON
     r"^[EF]\d{4} \d\d:\d\d",  # glog
     r"^E[ \t]{2,}\S",  # pytest's E lines
     r"^npm (?:ERR!|error)|^E:[ \t]",  # npm, apt
@@ -61,14 +62,14 @@ _ERROR = (
     r"\.\.\. (?:FAILED|failed|FAIL)\b",  # cargo test, unittest
     r"\b[1-9]\d* (?:failed|failing|errors?)\b",  # 3 failed, 2 errors
     r"(?i:\bfail(?:ed|ures?)?\b:? +[1-9])",  # "# fail 2", failures: 3
-    r"(?i:\bstatus[^a-zA-Z0-9_\n]{1,3}(?:error|failed|failure)\b)",  # status 'error'
+    r"(?i:\bstatus[^a-zA-Z0-9_\n]{1,4}(?:error|failed|failure)\b)",  # status 'error'
     r"(?i:\bexit(?:ed)? (?:code|status)[^a-zA-Z0-9_\n]{1,3}[1-9])",  # exit code: 1
     r"\bFAILED\b|\bFAILURE\b",
 )
 _WARNING = (
     r"(?i:(?:^|[ \t\[(\":|-])warn(?:ing)?s?(?:\[[\w-]+\])?(?:[:!\]|)\" \t]|$))",  # warning: x
     r"\b\w+Warning\b|^npm WARN|^W:[ \t]|^W\d{4} \d\d:\d\d",  # DeprecationWarning, apt, glog
-    r"(?i:\blevel[^a-zA-Z0-9_\n]{1,3}warn(?:ing)?\b)",
+    r"(?i:\blevel[^a-zA-Z0-9_\n]{1,4}warn(?:ing)?\b)",
 )
 # After an error: frames, carets, gutters and indented detail, until a plain line.
 _CONTEXT = re.compile(r"^\s+\S|^\s*\d*\s*[|│╰├└^~]|^\s*-->|^>\s")
@@ -116,12 +117,14 @@ class Line:
     n: int
     raw: bytes
     level: str  # error | context | warning | info
-    cut: int = 0
+    cut: int = 0  # bytes between ``raw`` and ``end`` not kept
     parent: int | None = None  # the error line a context line belongs to
+    end: bytes = b""  # the line's last bytes, when it is cut
 
     def text(self) -> str:
-        text = clean(self.raw)
-        return f"{text}… (+{self.cut} bytes)" if self.cut else text
+        if not self.cut:
+            return clean(self.raw)
+        return f"{clean(self.raw)}… (+{self.cut} bytes) …{clean(self.end)}"
 
 
 @dataclass
@@ -188,7 +191,9 @@ class Scan:
         self._carry_cut = 0  # bytes of that line past the carry
         self._carry_level: str | None = None  # the worst level seen in those bytes
         self._detail = _Detail()
-        self._cuts: dict[int, int] = {}  # line number -> bytes not kept, for long lines
+        self._carry_end = b""  # that line's last bytes so far
+        # line number -> (bytes not kept, the line's end), for lines longer than a chunk
+        self._cuts: dict[int, tuple[int, bytes]] = {}
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -220,14 +225,17 @@ class Scan:
         rest = data[max(room, 0) :]
         if rest:
             self._carry_cut += len(rest)
+            self._carry_end = (self._carry_end + rest)[-LINE_END_BYTES:]
             self._carry_level = _worse(self._carry_level, _level_in(rest))
 
     def _long_line(self, rest: bytes) -> None:
         """The line in the carry ends with ``rest``: kept in part, its level from all of it."""
         level = _worse(self._carry_level, _level_in(rest))
-        self._cuts[self.lines + 1] = self._carry_cut + len(rest)
+        end = (self._carry_end + rest)[-LINE_END_BYTES:]
+        self._cuts[self.lines + 1] = (self._carry_cut + len(rest) - len(end), end)
         carry = self._carry
         self._carry, self._carry_cut, self._carry_level = b"", 0, None
+        self._carry_end = b""
         line = carry + b"\n"
         self._block(line, 0, len(line), first_level=level)
 
@@ -244,7 +252,8 @@ class Scan:
                 kept[line.n] = line
         lines = [kept[n] for n in sorted(kept)]
         for line in lines:
-            line.cut = self._cuts.get(line.n, line.cut)
+            if line.n in self._cuts:
+                line.cut, line.end = self._cuts[line.n]
         complete = len(lines) == self.lines and not any(line.cut for line in lines)
         dense = self.hits > DENSE_HITS
         return ScanResult(
@@ -393,6 +402,7 @@ def _worse(a: str | None, b: str | None) -> str | None:
 
 
 def _line(n: int, raw: bytes, level: str, parent: int | None = None) -> Line:
-    if len(raw) > MAX_LINE_BYTES:
-        return Line(n, raw[:MAX_LINE_BYTES], level, len(raw) - MAX_LINE_BYTES, parent)
+    if len(raw) > MAX_LINE_BYTES + LINE_END_BYTES:
+        cut = len(raw) - MAX_LINE_BYTES - LINE_END_BYTES
+        return Line(n, raw[:MAX_LINE_BYTES], level, cut, parent, raw[-LINE_END_BYTES:])
     return Line(n, raw, level, 0, parent)
