@@ -97,10 +97,12 @@ class Lint:
             return None
         messages: dict[str, tuple[str, int]] = {}
         for item in found:
+            if item.own_message:
+                continue
             first, times = messages.get(item.code, (item.message, 0))
             messages[item.code] = (first, times + 1)
         records = [
-            Record.of({"text": f"{d.where()} {d.code}", "n": d.n, "last": d.last or d.n}, kind="R")
+            Record.of({"text": _line(d), "n": d.n, "last": d.last or d.n}, kind="R")
             for d in found
         ]
         said = [
