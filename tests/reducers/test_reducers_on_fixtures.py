@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from command_fixtures import Fixture, fixtures
 
 from agentout.capture import Capture
 from agentout.facts import lost
@@ -15,6 +14,7 @@ from agentout.reducers import find
 from agentout.sources.output import TextDelivery, TextSettings, deliver_output
 from agentout.spill import SpillStore
 from agentout.tokens import count
+from command_fixtures import Fixture, fixtures
 
 ALL = fixtures()
 

@@ -113,6 +113,8 @@ def _abbreviations(hashes: Sequence[str]) -> dict[str, str]:
 
 
 class GitLog:
+    """git log: one line a commit (hash, date, subject), --stat kept per commit."""
+
     name = "git/log"
     # every commit's hash (its first 7 digits) and its subject
     facts = (r"(?m)^commit ([0-9a-f]{7})", r"(?m)^Date:.*\n\n    (\S.*)$")
@@ -235,6 +237,8 @@ def _trimmed(body: Sequence[tuple[int, str]]) -> list[str]:
 
 
 class GitDiff:
+    """git diff: files, hunk headers, changed lines with one line of context."""
+
     name = "git/diff"
     facts = (
         r"(?m)^diff --git a/\S+ b/(\S+)$",
@@ -253,6 +257,8 @@ class GitDiff:
 
 
 class GitShow:
+    """git show: the commit as git log gives it, then its diff as git diff does."""
+
     name = "git/show"
     facts = (r"(?m)^commit ([0-9a-f]{7})", *GitDiff.facts)
 

@@ -75,6 +75,8 @@ _DETAIL = re.compile(r"^\s*(?:\||\d+\s*[|+-]|[=^~-]|help:|note:|= )|^\s+\S|^\s*$
 
 
 class Lint:
+    """Linters and type checkers: file:line:col CODE, each rule's message once."""
+
     name = "lint"
     facts = (
         r"(?m)^([^\s:][^:\n]*):(\d+):(\d+):? ([A-Z]+\d+) ",
@@ -102,8 +104,7 @@ class Lint:
             first, times = messages.get(item.code, (item.message, 0))
             messages[item.code] = (first, times + 1)
         records = [
-            Record.of({"text": _line(d), "n": d.n, "last": d.last or d.n}, kind="R")
-            for d in found
+            Record.of({"text": _line(d), "n": d.n, "last": d.last or d.n}, kind="R") for d in found
         ]
         said = [
             f"{code}: {message}" + (f" (×{times})" if times > 1 else "")

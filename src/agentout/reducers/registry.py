@@ -21,7 +21,7 @@ from typing import Any
 
 from agentout.reducers import Reducer
 
-__all__ = ["ENTRY_POINT_GROUP", "Lazy", "config_dir", "project_dir", "reducers"]
+__all__ = ["ENTRY_POINT_GROUP", "Lazy", "config_dir", "entries", "project_dir", "reducers"]
 
 ENTRY_POINT_GROUP = "agentout.reducers"
 ENV_CONFIG = "AGENTOUT_CONFIG_DIR"
@@ -49,6 +49,13 @@ class Lazy:
     @property
     def facts(self) -> tuple[str, ...]:
         return self.load().facts
+
+    @property
+    def description(self) -> str:
+        """The first line of the reducer's own docstring (or its module's)."""
+        loaded = self.load()
+        doc = type(loaded).__doc__ or sys.modules[type(loaded).__module__].__doc__ or ""
+        return doc.strip().splitlines()[0] if doc.strip() else ""
 
     def matches(self, words: Sequence[str]) -> bool:
         if not any(tuple(words[: len(p)]) == tuple(p) for p in self.prefixes):
@@ -78,23 +85,37 @@ def config_dir() -> Path:
 
 
 def _toml_in(folder: Path | None) -> Iterator[Reducer]:
+    """The reducer files in ``folder``; one that cannot be used is named on stderr and left
+    out (the command still runs; ``agentout reducers verify`` says the same, exit 2)."""
     if folder is None or not folder.is_dir():
         return
-    from agentout.reducers.spec import load_spec
+    from agentout.reducers.spec import SpecError, load_spec
 
     for path in sorted(folder.glob("*.toml")):
-        yield load_spec(path)
+        try:
+            yield load_spec(path)
+        except SpecError as exc:
+            sys.stderr.write(f"agentout: warning: {exc}; this reducer is not used\n")
 
 
 def reducers(cwd: str | os.PathLike[str] | None = None) -> Iterator[Reducer]:
     """Every reducer, in the order they are tried (see the module docstring)."""
-    yield from _toml_in(project_dir(cwd))
-    yield from _toml_in(config_dir() / "reducers")
+    for reducer, _ in entries(cwd):
+        yield reducer
+
+
+def entries(cwd: str | os.PathLike[str] | None = None) -> Iterator[tuple[Reducer, str]]:
+    """Every reducer with where it comes from: project, user, package or agentout."""
+    for reducer in _toml_in(project_dir(cwd)):
+        yield reducer, "project"
+    for reducer in _toml_in(config_dir() / "reducers"):
+        yield reducer, "user"
     for name, target in _entry_points():
-        yield Lazy(target, [[]], name)  # a plugin says itself what it matches
+        yield Lazy(target, [[]], name), "package"  # a plugin says itself what it matches
     from agentout.reducers.builtin import builtins
 
-    yield from builtins()
+    for reducer in builtins():
+        yield reducer, "agentout"
 
 
 def _entry_points() -> list[tuple[str, str]]:

@@ -6,7 +6,7 @@
     description = "git status as staged / unstaged / untracked lists"
     match = [["git", "status"]]          # prefixes of the command's words; "*" is any word
     complete = true                      # it drops only fixed text (hints): nothing to store
-    facts = ['^\\t(?:modified|new file|deleted):\\s+(\\S.*)$']   # every match must survive
+    facts = ['^\\t(?:modified|new file|deleted):\\s+(\\S.*)$']   # Python re; every match kept
 
     [[step]]
     skip = ['^\\s+\\(use "git ']          # drop lines matching any of these
@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -362,12 +362,20 @@ def load_spec(path: str | Path, text: str | None = None, *, check: bool = False)
     facts = data.get("facts", [])
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
         raise SpecError("facts: expected a list of patterns", name)
-    for i, fact in enumerate(facts):
-        _pattern(fact, f"facts[{i}]", name, check)
+    for i, fact in enumerate(facts):  # facts are checked by Python's re (agentout.facts)
+        try:
+            re.compile(fact)
+        except re.error as exc:
+            raise SpecError(f"facts[{i}]: {fact!r} is not a valid pattern ({exc})", name) from None
     steps = data.get("step", [])
     if not isinstance(steps, list):
         raise SpecError("step: expected [[step]] tables", name)
     checked = tuple(_check_step(step, i, name, check) for i, step in enumerate(steps))
+    from agentout.reducers.verify import safety_problems
+
+    problems = safety_problems(_written(checked))
+    if problems:
+        raise SpecError(f"refused: {problems[0]}", name)
     cases = tuple(_check_case(case, i, name) for i, case in enumerate(data.get("case", [])))
     return Spec(
         spec_name,
@@ -416,6 +424,26 @@ def _check_step(step: Any, i: int, path: str, check: bool) -> dict[str, Any]:
             if key in value:
                 _pattern(value[key], f"{where}.{kind}.{key}", path, check)
     return {kind: value}
+
+
+_WRITTEN = {  # the keys of each step whose text goes into the output
+    "replace": ("with",),
+    "section": ("label", "template", "join"),
+    "group": ("header", "item"),
+    "dedupe": ("line", "message", "title"),
+}
+
+
+def _written(steps: Sequence[dict[str, Any]]) -> Iterator[tuple[str, str]]:
+    """(where, text) for every text a reducer's steps write into its output."""
+    for i, step in enumerate(steps):
+        kind, value = next(iter(step.items()))
+        keys = _WRITTEN.get(kind, ())
+        for j, table in enumerate(value if isinstance(value, list) else [value]):
+            for key in keys:
+                if isinstance(table, dict) and isinstance(table.get(key), str):
+                    where = f"step[{i}].{kind}" + (f"[{j}]" if isinstance(value, list) else "")
+                    yield f"{where}.{key}", table[key]
 
 
 def _check_case(case: Any, i: int, path: str) -> Case:
