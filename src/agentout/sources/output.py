@@ -141,28 +141,26 @@ def deliver_output(
             head["secrets"] = head.get("secrets", 0) + hidden.total
     lines = _lines(data) if data is not None else None
 
-    # 1. small, and it fits: as printed
     small = data is not None and len(data) <= settings.threshold
     stored = capture.writer is not None  # --mode file: kept whatever its size
-    if small and settings.raw and reducer is None and lines is not None:
-        text = _whole_text(lines, head)
-        if _fits(text, settings, settings.max_chars):
-            return _whole(capture, lines, head, stored)
 
-    # 2. a reducer's compact form
+    # 1. a reducer's compact form, when it is smaller and fits
     reduced: Reduced | None = None
     if reducer is not None and lines is not None:
         words = command_words(argv)
         reduced = reducer.reduce(Output(tuple(argv), words, lines, exit_status))
-    if reduced is not None and settings.raw and lines is not None and data is not None:
+    if reduced is not None and settings.raw and data is not None:
         chosen = _try_reduced(capture, reduced, settings, head, data, reducer)
         if chosen is not None:
             return chosen
-        if small:  # the reducer did not help: as printed, if it fits
-            text = _whole_text(lines, head)
-            if _fits(text, settings, settings.max_chars):
-                return _whole(capture, lines, head, stored)
-        reduced = None if len(data) <= settings.threshold else reduced
+        if small:
+            reduced = None  # small output the reducer did not shorten: cut as printed
+
+    # 2. small, and it fits: as printed
+    if small and settings.raw and lines is not None:
+        text = _whole_text(lines, head)
+        if _fits(text, settings, settings.max_chars):
+            return _whole(capture, lines, head, stored)
 
     # 3. cut to what matters, within the budget
     ref = capture.commit()
