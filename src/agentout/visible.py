@@ -6,14 +6,18 @@ redraws of a progress bar. ``terminal_text`` keeps what the terminal would end u
 then makes what no reader would see as text show up as an escape: C0 and C1 controls
 (tab aside), DEL, bidi embeddings, overrides and isolates (text that reads one way and is
 another), and Unicode's line and paragraph separators. ``\\u202e`` in the output is the
-character U+202E in the input.
+character U+202E in the input. ``own_line`` keeps a command from printing a line that
+reads as one of agentout's own markers.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["UNSHOWN", "terminal_text", "visible"]
+__all__ = ["MARKS", "UNSHOWN", "own_line", "terminal_text", "visible"]
+
+# How agentout's own lines in text output begin (gap markers, the closing line).
+MARKS = ("[agentout", "[… ", "[exit ")
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
@@ -37,3 +41,9 @@ def terminal_text(line: str) -> str:
     if "\r" in line:
         line = line[line.rfind("\r") + 1 :]
     return visible(line)
+
+
+def own_line(line: str) -> str:
+    """A line of a command's output that begins as agentout's own lines do gets a
+    backslash first (``\\[agentout: ...``), so output cannot pose as agentout."""
+    return "\\" + line if line.startswith(MARKS) else line

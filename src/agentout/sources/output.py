@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentout.capture import Capture
 from agentout.reducers import REDUCE_MAX_BYTES, Output, Reduced, Reducer, command_words
-from agentout.visible import terminal_text, visible
+from agentout.visible import own_line, terminal_text, visible
 
 if TYPE_CHECKING:  # imported where used: small output is given without any of them
     from agentout.formats import Format
@@ -87,7 +87,7 @@ def _lines(data: bytes) -> list[str]:
     parts = text.split("\n")
     if parts and parts[-1] == "":
         parts.pop()
-    return [terminal_text(line) for line in parts]
+    return [own_line(terminal_text(line)) for line in parts]
 
 
 def _fits(text: str, settings: TextSettings, limit_chars: int | None) -> bool:

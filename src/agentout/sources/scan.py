@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from agentout.visible import terminal_text
+from agentout.visible import own_line, terminal_text
 
 __all__ = ["MAX_LINE_BYTES", "Line", "Scan", "ScanResult", "classify", "clean"]
 
@@ -107,7 +107,7 @@ def classify(text: str) -> str | None:
 
 def clean(raw: bytes) -> str:
     """The text an agent reads for one line's bytes (see the module docstring)."""
-    return terminal_text(raw.decode("utf-8", errors="replace"))
+    return own_line(terminal_text(raw.decode("utf-8", errors="replace")))
 
 
 @dataclass
