@@ -225,7 +225,12 @@ def totals(measured: Sequence[Measured]) -> tuple[list[str], bool]:
         f"- Tokens, all cases: raw {raw_tokens:,}; rtk {rtk_cost if with_rtk else 'n/a'}; "
         f"agentout {ours_tokens:,} ({_percent(ours_tokens, raw_tokens)} of raw)",
         f"- Cases where agentout prints more tokens than the raw output: **{len(over_raw)}** "
-        f"(target 0: {verdict(not over_raw)}){': ' + _names(over_raw) if over_raw else ''}",
+        f"(target 0: {verdict(not over_raw)})"
+        + (
+            ": " + ", ".join(f"{m.case.name} (+{m.ours_tokens - m.raw_tokens})" for m in over_raw)
+            if over_raw
+            else ""
+        ),
     ]
     ok = ours_kept == facts and not over_raw and not raw_lost
     if not with_rtk:
