@@ -142,20 +142,21 @@ class Timed:
         return statistics.median(s - b for s, b in zip(slow, base, strict=True))
 
 
-def time_case(ws: Workspace, case: Case, rtk_argv: Sequence[str] | None, n: int) -> Timed:
-    """Interleaved rounds, rotating who goes first; each sample one run of the command."""
-    contenders = {
-        "raw": list(case.argv),
-        "rtk": list(rtk_argv or case.argv),
-        "ours": agentout_argv(case.argv),
-    }
-    samples: dict[str, list[float]] = {name: [] for name in contenders}
+def time_case(
+    ws: Workspace, case: Case, rtk_argv: Sequence[str] | None, n: int, rtk: bool = True
+) -> Timed:
+    """Interleaved rounds, rotating who goes first; each sample one run of the command.
+    Without rtk (``rtk=False``) only raw and agentout are timed."""
+    contenders = {"raw": list(case.argv), "ours": agentout_argv(case.argv)}
+    if rtk:
+        contenders["rtk"] = list(rtk_argv or case.argv)
+    samples: dict[str, list[float]] = {name: [] for name in ("raw", "rtk", "ours")}
     names = list(contenders)
     for round_ in range(n):
         shift = round_ % len(names)
         for name in names[shift:] + names[:shift]:
             samples[name].append(_run(ws, case, contenders[name]).seconds)
-    return Timed(case, *(tuple(samples[name]) for name in names))
+    return Timed(case, tuple(samples["raw"]), tuple(samples["rtk"]), tuple(samples["ours"]))
 
 
 # -- the report ---------------------------------------------------------------------------
@@ -279,9 +280,9 @@ def timing_table(timed: Sequence[Timed]) -> tuple[str, bool]:
             [
                 f"`{t.case.name}`",
                 seconds(statistics.median(t.raw)),
-                seconds(statistics.median(t.rtk)),
+                seconds(statistics.median(t.rtk)) if t.rtk else "n/a",
                 seconds(statistics.median(t.ours)),
-                seconds(Timed.added(t.rtk, t.raw)),
+                seconds(Timed.added(t.rtk, t.raw)) if t.rtk else "n/a",
                 seconds(added),
             ]
         )
@@ -363,8 +364,9 @@ def main() -> str:
             for fact in m.ours_lost[:SHOW_LOST]:
                 print(f"bench: shell:   agentout lost {fact.label}: {fact.values}", file=sys.stderr)
         for m in measured:
-            if m.case.timed and m.rtk is not None:
-                timed.append(time_case(ws, m.case, m.rtk_argv, rounds(TIMING_ROUNDS, 3)))
+            if m.case.timed:
+                n = rounds(TIMING_ROUNDS, 3)
+                timed.append(time_case(ws, m.case, m.rtk_argv, n, rtk=m.rtk is not None))
         return section(measured, timed, skipped, ws.notes)
 
 
