@@ -142,20 +142,21 @@ class Timed:
         return statistics.median(s - b for s, b in zip(slow, base, strict=True))
 
 
-def time_case(ws: Workspace, case: Case, rtk_argv: Sequence[str] | None, n: int) -> Timed:
-    """Interleaved rounds, rotating who goes first; each sample one run of the command."""
-    contenders = {
-        "raw": list(case.argv),
-        "rtk": list(rtk_argv or case.argv),
-        "ours": agentout_argv(case.argv),
-    }
-    samples: dict[str, list[float]] = {name: [] for name in contenders}
+def time_case(
+    ws: Workspace, case: Case, rtk_argv: Sequence[str] | None, n: int, rtk: bool = True
+) -> Timed:
+    """Interleaved rounds, rotating who goes first; each sample one run of the command.
+    Without rtk (``rtk=False``) only raw and agentout are timed."""
+    contenders = {"raw": list(case.argv), "ours": agentout_argv(case.argv)}
+    if rtk:
+        contenders["rtk"] = list(rtk_argv or case.argv)
+    samples: dict[str, list[float]] = {name: [] for name in ("raw", "rtk", "ours")}
     names = list(contenders)
     for round_ in range(n):
         shift = round_ % len(names)
         for name in names[shift:] + names[:shift]:
             samples[name].append(_run(ws, case, contenders[name]).seconds)
-    return Timed(case, *(tuple(samples[name]) for name in names))
+    return Timed(case, tuple(samples["raw"]), tuple(samples["rtk"]), tuple(samples["ours"]))
 
 
 # -- the report ---------------------------------------------------------------------------
@@ -225,7 +226,12 @@ def totals(measured: Sequence[Measured]) -> tuple[list[str], bool]:
         f"- Tokens, all cases: raw {raw_tokens:,}; rtk {rtk_cost if with_rtk else 'n/a'}; "
         f"agentout {ours_tokens:,} ({_percent(ours_tokens, raw_tokens)} of raw)",
         f"- Cases where agentout prints more tokens than the raw output: **{len(over_raw)}** "
-        f"(target 0: {verdict(not over_raw)}){': ' + _names(over_raw) if over_raw else ''}",
+        f"(target 0: {verdict(not over_raw)})"
+        + (
+            ": " + ", ".join(f"{m.case.name} (+{m.ours_tokens - m.raw_tokens})" for m in over_raw)
+            if over_raw
+            else ""
+        ),
     ]
     ok = ours_kept == facts and not over_raw and not raw_lost
     if not with_rtk:
@@ -274,9 +280,9 @@ def timing_table(timed: Sequence[Timed]) -> tuple[str, bool]:
             [
                 f"`{t.case.name}`",
                 seconds(statistics.median(t.raw)),
-                seconds(statistics.median(t.rtk)),
+                seconds(statistics.median(t.rtk)) if t.rtk else "n/a",
                 seconds(statistics.median(t.ours)),
-                seconds(Timed.added(t.rtk, t.raw)),
+                seconds(Timed.added(t.rtk, t.raw)) if t.rtk else "n/a",
                 seconds(added),
             ]
         )
@@ -358,8 +364,9 @@ def main() -> str:
             for fact in m.ours_lost[:SHOW_LOST]:
                 print(f"bench: shell:   agentout lost {fact.label}: {fact.values}", file=sys.stderr)
         for m in measured:
-            if m.case.timed and m.rtk is not None:
-                timed.append(time_case(ws, m.case, m.rtk_argv, rounds(TIMING_ROUNDS, 3)))
+            if m.case.timed:
+                n = rounds(TIMING_ROUNDS, 3)
+                timed.append(time_case(ws, m.case, m.rtk_argv, n, rtk=m.rtk is not None))
         return section(measured, timed, skipped, ws.notes)
 
 

@@ -149,6 +149,9 @@ def test_shell_report_counts_facts_and_tokens_from_recorded_output() -> None:
     timed = [bench_shell.Timed(BENCH[0], (0.010, 0.012, 0.011), (0.02,) * 3, (0.1, 0.1, 0.2))]
     text = bench_shell.section(measured, timed, ["`x` skipped: no tool"], [])
     assert "Median time agentout adds to a small command: **90.0 ms**" in text
+    without_rtk, ok = bench_shell.timing_table([bench_shell.Timed(BENCH[0], (0.01,), (), (0.03,))])
+    assert "| `git-status` | 10.0 ms | n/a | 30.0 ms | n/a | 20.0 ms |" in without_rtk
+    assert ok
     assert f"agentout **0/{facts:,} (0%)**" in text
     assert f"rtk {facts:,}/{facts:,} (100%)" in text
     assert "`x` skipped: no tool" in text

@@ -30,7 +30,9 @@ class Case:
     facts: f.Extractor
     needs: tuple[str, ...] = ()  # tools that must be there (see shell.tools)
     env: tuple[tuple[str, str], ...] = ()  # set for this command only
-    clean: tuple[str, ...] = ()  # paths (globs, relative to cwd) removed before each run
+    # Paths removed before each run: globs relative to cwd, or to the workspace root when
+    # they start with "/" (a tool's cache there).
+    clean: tuple[str, ...] = ()
     timed: bool = False  # a small command whose added wall time is measured
 
     def where(self, root: Path) -> Path:
@@ -43,7 +45,8 @@ class Case:
         """Remove what an earlier run left (objects, build directories), so every run of
         the case starts from the same tree and prints the same."""
         for pattern in self.clean:
-            for path in sorted(self.where(root).glob(pattern)):
+            base = root if pattern.startswith("/") else self.where(root)
+            for path in sorted(base.glob(pattern.lstrip("/"))):
                 if path.is_dir() and not path.is_symlink():
                     shutil.rmtree(path)
                 else:
@@ -126,6 +129,7 @@ BENCH = (
         "pylint src/agentout/report_cache.py src/agentout/formats/csv.py",
         f.PYLINT,
         needs=("pylint",),
+        clean=("/home/cache/pylint",),  # else the next run adds "(previous run: ...)"
     ),
     _case("tsc", "lint", "projects/web", "tsc --noEmit -p .", f.TSC, needs=_NODE),
     _case("eslint", "lint", "projects/web", "eslint lib", f.ESLINT, needs=_NODE),

@@ -100,7 +100,7 @@ def _python_tools(cache: Path, tools: Tools) -> None:
     tools.bin.mkdir(exist_ok=True)
     for name in _LINKED:
         link = tools.bin / name
-        if not link.exists():
+        if not link.is_symlink():
             link.symlink_to(venv / "bin" / name)
 
 
