@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
+from adversarial_support import AGENTOUT, stored
 
 from agentout.formats.raw import closing_fields
 from agentout.tokens import count
-from conftest import AGENTOUT, stored
 
 
 def _file_limit(limit: int):  # type: ignore[no-untyped-def]

@@ -8,9 +8,10 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from adversarial_support import AGENTOUT, stored
+
 from agentout.formats.raw import closing_fields
 from agentout.spill import SpillStore
-from conftest import AGENTOUT, stored
 
 RUNS = 16  # at once, on two cores: the store's atomic commits are what is tested
 SIZE = 1 << 20
