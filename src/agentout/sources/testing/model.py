@@ -12,7 +12,7 @@ addresses, ids and quoted literals folded) and the same origin location are one 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 __all__ = [
@@ -105,6 +105,7 @@ class Counts:
     xfailed: int = 0
     xpassed: int = 0
     subtests_passed: int = 0
+    subtests_failed: int = 0
     deselected: int = 0
     warnings: int = 0
 
@@ -125,12 +126,25 @@ class Run:
     stopped: str = ""
     exit_status: int | None = None
     source: str = "pytest"
+    # Each test file's own counts (failed, subtests_failed, errors) when the source knows
+    # them apart from the failures listed (a test failed by its subtests is counted, not
+    # listed); else the P lines count the failures.
+    file_counts: Mapping[str, Counts] | None = None
+
+    def counts_of(self, file: str) -> Counts:
+        """The failed/subtests_failed/errors counts of one file, as its P line says them."""
+        if self.file_counts is not None and file in self.file_counts:
+            return self.file_counts[file]
+        mine = [f for f in self.failures if f.file == file]
+        errors = sum(1 for f in mine if f.kind == "error")
+        return Counts(failed=len(mine) - errors, errors=errors)
 
     @property
     def passed(self) -> bool:
         if self.exit_status is not None:
             return self.exit_status == 0
-        return not (self.counts.failed or self.counts.errors or self.interrupted)
+        c = self.counts
+        return not (c.failed or c.subtests_failed or c.errors or self.interrupted)
 
 
 @dataclass(frozen=True)

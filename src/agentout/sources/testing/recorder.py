@@ -165,6 +165,8 @@ class Recorder(_Describer):
         self.failed: list[tuple[pytest.TestReport | pytest.CollectReport, str]] = []
         self.files: set[str] = set()
         self.subtest_failures: Counter[str] = Counter()
+        self.file_counts: dict[str, Counter[str]] = {}
+        self.config = config
         self.interrupted = False
         self.started = time.perf_counter()
         self.collected: dict[str, int] = {}
@@ -185,14 +187,15 @@ class Recorder(_Describer):
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Called for every test phase and subtest: the passing path does the least.
+        # Counted as pytest's summary counts them, but for failed subtests, which pytest
+        # adds to "failed" and the report names apart (subtests_failed).
         if report.passed:
             if report.when == "call":
                 self._compared = None  # a comparison that failed inside pytest.raises
                 if hasattr(report, "context"):
                     self.counts["subtests_passed"] += 1
                 elif self.subtest_failures and self.subtest_failures[report.nodeid]:
-                    # pytest fails a test whose subtests failed; each one is listed already
-                    self.counts["failed"] += 1
+                    self._count(report, self._outcome(report))
                 else:
                     self.counts["xpassed" if hasattr(report, "wasxfail") else "passed"] += 1
             elif report.when == "setup":
@@ -208,17 +211,37 @@ class Recorder(_Describer):
             self.counts["xfailed" if xfail else "skipped"] += 1
             return
         error = report.when != "call"
-        self.counts["errors" if error else "failed"] += 1
         if subtest:
             self.subtest_failures[report.nodeid] += 1
-        elif self.subtest_failures[report.nodeid] and isinstance(report.longrepr, str):
-            return  # "contains N failed subtests" (xdist sends it so): listed already
+            self._count(report, "subtests_failed")
+        else:
+            self._count(report, "errors" if error else "failed")
+            if self.subtest_failures[report.nodeid] and isinstance(report.longrepr, str):
+                return  # "contains N failed subtests" (xdist sends it so): listed already
         self.failed.append((report, "error" if error else "failed"))
 
+    def _count(self, report: pytest.TestReport | pytest.CollectReport, key: str) -> None:
+        """Count an outcome of the run, and of its file when it is a failing one."""
+        self.counts[key] += 1
+        if key in ("failed", "errors", "subtests_failed"):
+            self.file_counts.setdefault(report.nodeid.split("::", 1)[0], Counter())[key] += 1
+
+    def _outcome(self, report: pytest.TestReport) -> str:
+        """A test that passed though some of its subtests failed, as pytest counts it:
+        pytest's own hook decides (its ``subtests`` fixture fails the test, unittest's
+        ``subTest`` leaves it passed) and sets the report's outcome, as its terminal
+        reporter would."""
+        status = self.config.hook.pytest_report_teststatus(report=report, config=self.config)
+        category = status[0] if status else ""
+        return "failed" if category == "failed" or report.failed else "passed"
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.skipped:  # a module skipped as a whole: pytest counts it skipped
+            self.counts["skipped"] += 1
+            return
         if not report.failed:
             return
-        self.counts["errors"] += 1
+        self._count(report, "errors")
         self.files.add(report.nodeid.split("::", 1)[0])
         self.failed.append((report, "error"))
 
@@ -310,6 +333,7 @@ class Recorder(_Describer):
             stopped=stopped if isinstance(stopped, str) else "",
             exit_status=int(exitstatus),
             source="pytest",
+            file_counts={file: Counts(**c) for file, c in self.file_counts.items()},
         )
 
     @pytest.hookimpl(trylast=True)

@@ -79,6 +79,7 @@ _NUMBER = re.compile(r"-?(?:0|[1-9]\d{0,15})(?:\.\d{1,15})?\Z")
 _COUNT_FIELDS = (
     "passed",
     "failed",
+    "subtests_failed",
     "errors",
     "skipped",
     "xfailed",
@@ -87,6 +88,9 @@ _COUNT_FIELDS = (
     "deselected",
     "warnings",
 )
+
+
+_FAILING = ("failed", "subtests_failed", "errors")
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,7 @@ def _status(run: Run, causes: int) -> Record:
     status = _status_word(run)
     counts = {name: getattr(run.counts, name) for name in _COUNT_FIELDS}
     terse: dict[str, Any] = {"status": status}
-    terse.update({k: v for k, v in counts.items() if k in ("failed", "errors") and v})
+    terse.update({k: v for k, v in counts.items() if k in _FAILING and v})
     full: dict[str, Any] = {"status": status, **{k: v for k, v in counts.items() if v}}
     full["files"] = run.files
     if causes:
@@ -123,14 +127,10 @@ def _status(run: Run, causes: int) -> Record:
     return Record.of(terse, full, kind="S", forced=True)
 
 
-def _file_record(file: str, failures: Sequence[Failure], tok: Tokenizer) -> Record:
+def _file_record(run: Run, file: str, tok: Tokenizer) -> Record:
     fields: dict[str, Any] = {"file": _short(clean(file or "?", _NAME_CHARS), _TERSE["file"], tok)}
-    failed = sum(1 for f in failures if f.kind == "failed")
-    errors = len(failures) - failed
-    if failed:
-        fields["failed"] = failed
-    if errors:
-        fields["errors"] = errors
+    counts = run.counts_of(file)
+    fields.update({k: getattr(counts, k) for k in _FAILING if getattr(counts, k)})
     return Record.of(fields, kind="P")
 
 
@@ -395,7 +395,7 @@ def build(
     seen: set[int] = set()
     for file in shown_files:
         header = len(records)
-        records.append(_file_record(file, by_file[file], tok))
+        records.append(_file_record(run, file, tok))
         for cause, members in groups_of.get(file, ()):
             first = cause.number not in seen
             seen.add(cause.number)
