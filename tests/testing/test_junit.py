@@ -13,7 +13,7 @@ from tests.testing.conftest import failures, kinds
 from agentout.cli.main import cli
 from agentout.errors import InputError
 from agentout.sources.testing.junit import read_junit
-from agentout.sources.testing.report import render
+from agentout.sources.testing.report import named_tests, render
 
 SAMPLES = Path(__file__).parents[2] / "examples" / "junit"
 
@@ -54,7 +54,8 @@ def test_surefire() -> None:
     )
     assert assertion["type"] == "org.opentest4j.AssertionFailedError"
     npe = rows[1]
-    assert npe["tests"] == ["taxForGermany L38", "totalIncludesTax L45"]  # one root cause
+    assert named_tests(npe) == ["taxForGermany", "totalIncludesTax"]  # one root cause
+    assert (npe["L"], npe["also"]) == (38, "totalIncludesTax L45")
     assert npe["origin"] == "com/example/shop/Money.java:18"  # not a java.* frame
     assert "country=DE" in str(npe["out"])
 
@@ -62,7 +63,10 @@ def test_surefire() -> None:
 def test_go_junit_report() -> None:
     rows = {r["file"]: r for r in _rows("go-junit-report.xml")}
     cart = rows["example.com/shop/cart/cart_test.go"]
-    assert cart["tests"] == ["TestSubtotalCountsQuantity", "TestSubtotalCountsQuantity/three_teas"]
+    assert named_tests(cart) == [
+        "TestSubtotalCountsQuantity",
+        "TestSubtotalCountsQuantity/three_teas",
+    ]
     assert (cart["L"], cart["expected"], cart["got"]) == (21, 200, 50)
     panic = next(r for r in rows.values() if r["type"] == "panic")
     assert panic["origin"] == "/home/ci/shop/inventory/inventory.go:27"  # not testing.go

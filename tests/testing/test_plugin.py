@@ -83,7 +83,8 @@ def test_report_fields(pytester: pytest.Pytester) -> None:
     assert param["L"] == line_of(FAILING, "n * 10 == 5")
     cascade = next(r for r in rows if r.get("type") == "KeyError")
     a, b = line_of(FAILING, '"de")'), line_of(FAILING, '"fr")')
-    assert cascade["tests"] == [f"test_cascade_a L{a}", f"test_cascade_b L{b}"]
+    assert (cascade["test"], cascade["L"]) == ("test_cascade_a", a)
+    assert cascade["also"] == f"test_cascade_b L{b}"
     # the helper's line, not the test's
     assert cascade["origin"] == f"test_fields.py:{line_of(FAILING, 'key.upper()')}"
 

@@ -5,8 +5,10 @@ Both sources build these: the pytest plugin from live reports, ``junit`` from XM
 10 MB message or binary data costs nothing later) plus ``details``, the complete text
 (traceback, captured output) that goes to the full report.
 
-Root causes: failures with the same error type, the same normalized message (numbers,
-addresses, ids and quoted literals folded) and the same origin location are one cause.
+Root causes (``cause_key``): failures at the same assertion site (error type, test file
+and class, shape of the failing statement) are one cause whatever values they compared;
+errors raised in project code are one cause by type, normalized message (numbers,
+addresses, ids and quoted literals folded) and origin.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "Run",
     "clean",
     "format_duration",
+    "cause_key",
     "group_causes",
     "normalize_message",
 ]
@@ -71,6 +74,20 @@ class Failure:
     subtest: str = ""
     position: int = 0  # the test's line in its file, for reading order
     details: str = ""
+    site: str = ""  # the failing statement's shape (sites.site_shape), "" when unknown
+
+    @property
+    def scope(self) -> str:
+        """The test's class (``Class::Inner``), "" for a module-level test."""
+        base = self.test.split("[", 1)[0]
+        return base.rpartition("::")[0]
+
+    @property
+    def project_origin(self) -> str | None:
+        """The origin when it is outside the test's own file: project code that raised."""
+        if self.origin and self.origin.rsplit(":", 1)[0] != self.file:
+            return self.origin
+        return None
 
     @property
     def name(self) -> str:
@@ -182,12 +199,27 @@ def normalize_message(message: str) -> str:
     return " ".join(first.split())
 
 
+def cause_key(failure: Failure) -> tuple[str, ...]:
+    """What makes two failures one root cause.
+
+    A failed assertion at the test's own line (or in an assertion helper of its file): its
+    type, its file and class, the shape of the failing statement (the same
+    ``self.assertEqual``, helper call or assert of the same calls) and that helper's line,
+    whatever values were compared. An error, or an assertion raised in project code
+    outside the test file, or one whose statement is not known (JUnit XML): its type, its
+    message with what varies folded, and its location (the origin, else the line).
+    """
+    if failure.site and failure.is_assertion and failure.project_origin is None:
+        return ("site", failure.error_type, failure.file, failure.scope, failure.site,
+                failure.origin or "")  # fmt: skip
+    return ("raised", failure.error_type, normalize_message(failure.message), failure.location)
+
+
 def group_causes(failures: Iterable[Failure]) -> list[Cause]:
     """Root causes in order of their first failure; members keep the given order."""
-    members: dict[tuple[str, str, str], list[Failure]] = {}
+    members: dict[tuple[str, ...], list[Failure]] = {}
     for failure in failures:
-        key = (failure.error_type, normalize_message(failure.message), failure.location)
-        members.setdefault(key, []).append(failure)
+        members.setdefault(cause_key(failure), []).append(failure)
     return [Cause(n, tuple(group)) for n, group in enumerate(members.values(), start=1)]
 
 

@@ -303,6 +303,7 @@ class Recorder(_Describer):
             output=captured,
             source=tuple(data.get("source", ())),
             subtest=str(getattr(report, SUBTEST_ATTRIBUTE, "")),
+            site=str(data.get("site", "")),
             position=position,
             details=details,
         )

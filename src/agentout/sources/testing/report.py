@@ -52,7 +52,7 @@ from agentout.sources.testing.model import (
 from agentout.tokens import Tokenizer, get_tokenizer
 from agentout.truncate import truncate_string
 
-__all__ = ["build", "failures_of", "full_report", "render"]
+__all__ = ["build", "failures_of", "full_report", "named_tests", "render"]
 
 _NAME_CHARS = 160
 # Token caps of the tersest view's free text, as written (see _short), so the status, a
@@ -211,9 +211,11 @@ def _split_name(failure: Failure) -> tuple[str, str]:
 
 
 def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str, Any]:
-    """Who failed: one test (and how many more), or every name, with L when they share it.
+    """Who failed: one test (and how many more), or every name.
 
-    Cases of one test (parameters, subtests) are listed as ``cases`` under its name.
+    Cases of one test (parameters, subtests) are listed under its name (``ids``,
+    ``subtests``, ``cases``); several tests are the first as ``test`` with its ``L`` and
+    the others in ``also`` (see ``_also``), so the values shown are plainly the first's.
     """
     first = failures[0]
     if not first.test:  # a file that did not collect: no test, its error is the point
@@ -232,12 +234,12 @@ def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str
     same_line = len({f.line for f in failures}) == 1
     shown = failures[:_NAMES]
     split = [_split_name(f) for f in shown]
-
-    def with_line(text: str, failure: Failure) -> str:
-        text = clean(text, _NAME_CHARS)
-        return text if same_line or not failure.line else f"{text} L{failure.line}"
-
     if len({base for base, _ in split}) == 1 and all(case for _, case in split):
+
+        def with_line(text: str, failure: Failure) -> str:
+            text = clean(text, _NAME_CHARS)
+            return text if same_line or not failure.line else f"{text} L{failure.line}"
+
         cases = [case for _, case in split]
         key = "cases"
         if all(c.startswith("[") and c.endswith("]") and "] " not in c for c in cases):
@@ -248,13 +250,61 @@ def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str
             "test": clean(split[0][0], _NAME_CHARS),
             key: [with_line(case, f) for case, f in zip(cases, shown, strict=True)],
         }
+        if same_line and first.line:
+            out["L"] = first.line
     else:
-        out = {"tests": [with_line(f.name, f) for f in shown]}
+        out = {"test": clean(first.name, _NAME_CHARS)}
+        if first.line:
+            out["L"] = first.line
+        out["also"] = _also(first, shown[1:])
     if len(failures) > len(shown):
         out["more"] = len(failures) - len(shown)
-    if same_line and first.line:
-        out["L"] = first.line
     return out
+
+
+def _also(first: Failure, others: Sequence[Failure]) -> str:
+    """The other tests of a record, compactly: ``test_n L860, test_odd L833``. A name
+    drops the class it shares with the name before it (a module-level test after a
+    class's is written ``::test_x``), and a line equal to the first test's ``L`` is not
+    repeated."""
+    parts = []
+    scope = first.scope
+    for failure in others:
+        name = failure.name
+        if failure.scope and failure.scope == scope:
+            name = name[len(scope) + 2 :]
+        elif scope and not failure.scope:
+            name = "::" + name  # back to the module's own tests, as in a node id
+        scope = failure.scope
+        name = clean(name, _NAME_CHARS)
+        line = f" L{failure.line}" if failure.line and failure.line != first.line else ""
+        parts.append(name + line)
+    return ", ".join(parts)
+
+
+def named_tests(row: Mapping[str, Any]) -> list[str]:
+    """The tests a report's ``R`` record names, as pytest's names within the file
+    (``Class::test``, ``test[id]``, ``test (subtest)``): what ``failures_of`` gives back
+    for a program that wants the list."""
+    test = row.get("test")
+    if test is None:
+        return []
+    for key, template in (("ids", "{}[{}]"), ("subtests", "{} {}"), ("cases", "{}{}")):
+        if key in row:
+            cases = [re.sub(r" L\d+$", "", str(case)) for case in row[key]]
+            return [template.format(test, case) for case in cases]
+    names = [str(test)]
+    scope = names[0].split("[", 1)[0].rpartition("::")[0]
+    for part in str(row.get("also", "")).split(", ") if row.get("also") else []:
+        name = re.sub(r" L\d+$", "", part)
+        if name.startswith("::"):
+            name, scope = name[2:], ""
+        elif "::" in name.split("[", 1)[0]:
+            scope = name.split("[", 1)[0].rpartition("::")[0]
+        elif scope:
+            name = f"{scope}::{name}"
+        names.append(name)
+    return names
 
 
 class _Quoted:
@@ -281,8 +331,9 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     first = failures[0]
     where: dict[str, Any] = {"cause": group.cause.number} if group.linked else {}
     terse, full = _tests(failures, True, tok), _tests(failures, False, tok)
+    also = {"also": full.pop("also")} if "also" in full else {}
     if not group.first_of_cause:  # the cause's details are in its first record
-        return [{**where, **terse}, {**where, **full}]
+        return [{**where, **terse}, {**where, **full, **also}]
 
     when = {"when": first.when} if first.when != "call" else {}
     kind = {"type": clean(first.error_type or "Error", 80)}
@@ -309,7 +360,7 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     views = [
         {**where, **terse, **when, **terse_kind, **terse_message},
         {**where, **terse, **when, **kind, **what, **origin},
-        {**where, **full, **when, **kind, **what, **origin},
+        {**where, **full, **when, **kind, **what, **origin, **also},
     ]
     extra: dict[str, Any] = {}
     if first.diff and wants_diff:
@@ -319,7 +370,7 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     if focus == "debug" and first.source:
         extra["src"] = "\n".join(first.source)
     if extra:
-        views.append({**views[-1], **extra})
+        views.append({**views[-1], **extra, **also})
     return views
 
 
