@@ -23,9 +23,9 @@ __all__ = [
     "Counts",
     "Failure",
     "Run",
+    "cause_key",
     "clean",
     "format_duration",
-    "cause_key",
     "group_causes",
     "normalize_message",
 ]
