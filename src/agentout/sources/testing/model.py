@@ -28,6 +28,8 @@ __all__ = [
     "format_duration",
     "group_causes",
     "normalize_message",
+    "run_from_json",
+    "run_to_json",
 ]
 
 # Errors that say "the check did not hold" rather than "the code blew up"; focus
@@ -232,3 +234,35 @@ def format_duration(seconds: float) -> str:
     if millis < 1000:
         return f"{millis}ms"
     return f"{seconds:.2f}s"
+
+
+def run_to_json(run: Run) -> str:
+    """``run`` as JSON text: how the pytest plugin hands a run to ``agentout test``."""
+    import dataclasses
+    import json
+
+    data = dataclasses.asdict(run)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def run_from_json(text: str) -> Run:
+    """The ``Run`` that ``run_to_json`` wrote; ``ValueError`` when the text is not one."""
+    import json
+
+    try:
+        data = json.loads(text)
+        failures = tuple(
+            Failure(**{**item, "source": tuple(item.get("source", ()))})
+            for item in data.pop("failures")
+        )
+        file_counts = data.pop("file_counts", None)
+        return Run(
+            counts=Counts(**data.pop("counts")),
+            failures=failures,
+            file_counts=None
+            if file_counts is None
+            else {file: Counts(**counts) for file, counts in file_counts.items()},
+            **data,
+        )
+    except (KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not a run: {exc}") from None

@@ -158,9 +158,12 @@ class Recorder(_Describer):
     ones, so the run pays nothing per passing test but a few counts).
     """
 
-    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+    def __init__(
+        self, config: pytest.Config, settings: Settings, results: str | None = None
+    ) -> None:
         super().__init__(config)
         self.settings = settings
+        self.results = results
         self.counts: Counter[str] = Counter()
         self.failed: list[tuple[pytest.TestReport | pytest.CollectReport, str]] = []
         self.files: set[str] = set()
@@ -322,6 +325,17 @@ class Recorder(_Describer):
 
     # -- the report -------------------------------------------------------------------
 
+    @staticmethod
+    def _hand_over(run: Run, path: str) -> None:
+        """The run as JSON in a new private file (0600; never over an existing one)."""
+        import os
+
+        from agentout.sources.testing.model import run_to_json
+
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(run_to_json(run))
+
     def run(self, session: pytest.Session, exitstatus: int) -> Run:
         stopped = session.shouldstop or session.shouldfail
         failures = [self._failure(report, kind) for report, kind in self.failed]
@@ -339,6 +353,10 @@ class Recorder(_Describer):
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.results is not None:  # agentout test renders it: hand the run over
+            self._hand_over(self.run(session, exitstatus), self.results)
+            session.config.option.tbstyle = "no"
+            return
         from agentout.sources.testing.report import render
 
         settings = self.settings

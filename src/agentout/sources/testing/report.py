@@ -52,7 +52,7 @@ from agentout.sources.testing.model import (
 from agentout.tokens import Tokenizer, get_tokenizer
 from agentout.truncate import truncate_string
 
-__all__ = ["build", "failures_of", "full_report", "named_tests", "render"]
+__all__ = ["NO_TESTS", "build", "failures_of", "full_report", "named_tests", "render", "report"]
 
 _NAME_CHARS = 160
 # Token caps of the tersest view's free text, as written (see _short), so the status, a
@@ -103,7 +103,16 @@ class _Group:
     linked: bool  # the cause has other records, so each names it (cause=N)
 
 
+NO_TESTS = "no tests collected"
+
+
 def _status_word(run: Run) -> str:
+    """PASS or FAIL; "no tests collected" when nothing ran and nothing failed (pytest's
+    exit status 5, or a runner that found no tests)."""
+    counts = run.counts
+    ran = counts.tests or counts.errors or counts.subtests_failed or run.failures
+    if not ran and not run.interrupted:
+        return NO_TESTS
     return "PASS" if run.passed else "FAIL"
 
 
@@ -502,8 +511,9 @@ def failures_of(text: str, path: str | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def full_report(run: Run) -> str:
-    """Every failure with its complete text: what the agent reads when it needs more."""
+def full_report(run: Run, output: str = "") -> str:
+    """Every failure with its complete text: what the agent reads when it needs more;
+    ``output`` (what the runner printed) at the end."""
     causes = group_causes(run.failures)
     number = {id(f): c.number for c in causes for f in c.failures}
     status = _status(run, len(causes)).fullest
@@ -517,19 +527,54 @@ def full_report(run: Run) -> str:
         lines.append(f"==== {label} {title} (cause {number[id(failure)]}: {failure.location})")
         lines.append(failure.details.rstrip() or f"{failure.error_type}: {failure.message}")
         lines.append("")
+    if output.strip():
+        lines += ["==== what the test runner printed", output.rstrip(), ""]
     return "\n".join(lines)
 
 
-def _spill(run: Run) -> str | None:
+def _spill(run: Run, output: str = "") -> str | None:
     """Keep the full report in the private store; None if it cannot be written."""
     from agentout.errors import AgentoutError
     from agentout.spill import SpillStore
 
     try:
-        ref = SpillStore.default().write_text(full_report(run), kind="test", suffix=".txt")
+        text = full_report(run, output)
+        ref = SpillStore.default().write_text(text, kind="test", suffix=".txt")
     except (OSError, AgentoutError):  # a full disk or an unsafe store: report inline only
         return None
     return str(ref.path)
+
+
+def report(
+    run: Run,
+    *,
+    focus: str = "failures",
+    max_tokens: int | None = 5000,
+    max_chars: int | None = None,
+    tokenizer: str | None = None,
+    format: str = "records",
+    output: str = "",
+) -> tuple[str, str | None]:
+    """The agent report of ``run`` within ``max_tokens`` (and ``max_chars``), and the path
+    of the full report kept in the spill store (None when there was nothing to keep).
+
+    A budget too small for the status line and the last line still gets them, and the
+    header says ``over_budget=true``. ``output``, what the runner printed, goes to the
+    full report only."""
+    from agentout.pack import pack
+
+    keep = bool(run.failures) or (bool(output.strip()) and not run.passed)
+    full = _spill(run, output) if keep else None
+    result, order = build(run, focus, full, tokenizer)
+    packed = pack(
+        result,
+        format=format,
+        max_tokens=max_tokens,
+        max_chars=max_chars,
+        tokenizer=tokenizer,
+        order=order,
+    )
+    return packed.text, full
 
 
 def render(
@@ -542,16 +587,12 @@ def render(
     format: str = "records",
 ) -> str:
     """The agent report of ``run``, within ``max_tokens`` (and ``max_chars``)."""
-    from agentout.pack import pack
-
-    full = _spill(run) if run.failures else None
-    result, order = build(run, focus, full, tokenizer)
-    packed = pack(
-        result,
-        format=format,
+    text, _ = report(
+        run,
+        focus=focus,
         max_tokens=max_tokens,
         max_chars=max_chars,
         tokenizer=tokenizer,
-        order=order,
+        format=format,
     )
-    return packed.text
+    return text
