@@ -185,11 +185,24 @@ def test_several_files_one_report_in_json(tmp_path: Path) -> None:
     assert data["header"]["source"] == "junit"
 
 
-def test_cli_refuses_a_budget_below_the_floor_and_files_with_pytest_args() -> None:
+def test_cli_small_budget_still_prints_the_status_and_says_over_budget() -> None:
     runner = CliRunner()
-    result = runner.invoke(cli, ["test", "--max-tokens", "50", str(SAMPLES / "pytest.xml")])
+    result = runner.invoke(cli, ["test", "--max-tokens", "30", str(SAMPLES / "pytest.xml")])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert "over_budget=true" in lines[0]
+    assert lines[1].startswith("S status=FAIL")
+    result = runner.invoke(cli, ["test", "--max-tokens", "0", str(SAMPLES / "pytest.xml")])
     assert result.exit_code == 2
-    assert "--max-tokens must be at least" in result.output
+    assert "--max-tokens must be at least 1" in result.output
+
+
+def test_cli_refuses_files_with_a_command_and_test_files_as_xml() -> None:
+    runner = CliRunner()
     result = runner.invoke(cli, ["test", str(SAMPLES / "pytest.xml"), "--", "-x"])
     assert result.exit_code == 2
     assert "not both" in result.output
+    result = runner.invoke(cli, ["test", "tests/test_cart.py"])
+    assert result.exit_code == 2
+    assert "use: agentout test -- tests/test_cart.py" in result.output
+    assert "Traceback" not in result.output
