@@ -34,7 +34,7 @@ class _SplitAtDashes(click.Command):
         return super().parse_args(ctx, args)
 
 
-class _Focus(click.Choice):
+class _Focus(click.Choice[str]):
     """A focus mode; ``first_failure`` is taken for ``first-failure``."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:

@@ -109,6 +109,8 @@ class Failure:
 
     @property
     def is_assertion(self) -> bool:
+        if self.error_type == "panic":  # Rust: assert!/assert_eq! panic, saying so
+            return self.message.startswith("assertion")
         return self.error_type.rsplit(".", 1)[-1] in ASSERTION_TYPES
 
     def sort_key(self) -> tuple[str, int, str]:

@@ -13,9 +13,12 @@ from __future__ import annotations
 import ast
 import functools
 import linecache
+import re
 from pathlib import Path
 
-__all__ = ["site_shape"]
+from agentout.sources.testing.model import Run
+
+__all__ = ["add_text_sites", "site_shape", "text_shape"]
 
 _SHAPE_CHARS = 200
 
@@ -90,3 +93,57 @@ def site_shape(path: Path, line: int) -> str:
         return _shape(node)[:_SHAPE_CHARS]
     except (ValueError, RecursionError, MemoryError):
         return ""
+
+
+# -- other languages: the failing line's text -------------------------------------------
+
+_CALLEE = re.compile(r"([A-Za-z_$][\w$.:]*!?)\s*\(")
+_STRING = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`")
+_NUMBER = re.compile(r"\d+")
+_KEYWORDS = frozenset({"if", "for", "while", "switch", "return", "new", "await", "match"})
+_STATEMENT_LINES = 6
+# Where a JVM runner's file (com/example/CartTest.java) lives in a project.
+_JVM_ROOTS = ("", "src/test/java", "src/test/kotlin", "src/test/scala", "src/it/java")
+
+
+def text_shape(text: str) -> str:
+    """The shape of a statement in any language: what it calls, and its string literals
+    with numbers folded (``t.Errorf("got %d, want %d", got, 200)`` and the same call with
+    other values are one shape); "" when it calls nothing."""
+    calls = [c for c in _CALLEE.findall(text) if c not in _KEYWORDS]
+    if not calls:
+        return ""
+    strings = [_NUMBER.sub("N", s) for s in _STRING.findall(text)]
+    return " ".join([*dict.fromkeys(calls), *strings])[:_SHAPE_CHARS]
+
+
+def _statement_text(path: Path, line: int) -> str:
+    """The line and, while its brackets are open, the lines after it."""
+    text = ""
+    for number in range(line, line + _STATEMENT_LINES):
+        more = linecache.getline(str(path), number)
+        if not more:
+            break
+        text += more
+        bare = _STRING.sub("", text)
+        if sum(bare.count(c) for c in "([{") <= sum(bare.count(c) for c in ")]}"):
+            break
+    return text
+
+
+def add_text_sites(run: Run, cwd: Path) -> Run:
+    """``run`` with each failed assertion's ``site`` read from its test file's line, for
+    runners whose results name a file and line but no statement (JavaScript, Go, Rust,
+    the JVM). A file that is not on disk under ``cwd`` gives no site."""
+    from dataclasses import replace
+
+    failures = []
+    for failure in run.failures:
+        if not failure.site and failure.line and failure.is_assertion and failure.file:
+            for base in _JVM_ROOTS if failure.file.endswith((".java", ".kt", ".scala")) else ("",):
+                path = cwd / base / failure.file
+                if path.is_file():
+                    failure = replace(failure, site=text_shape(_statement_text(path, failure.line)))
+                    break
+        failures.append(failure)
+    return replace(run, failures=tuple(failures))

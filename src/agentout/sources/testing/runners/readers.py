@@ -23,6 +23,7 @@ from typing import Any
 from agentout.sources.testing.junit import failure_from_text
 from agentout.sources.testing.model import Counts, Failure, Run, clean
 from agentout.sources.testing.paths import relative_paths
+from agentout.sources.testing.sites import add_text_sites
 
 __all__ = ["read_go", "read_js", "read_junit_files", "read_libtest"]
 
@@ -70,7 +71,7 @@ def read_js(text: str, source: str, cwd: Path) -> Run:
     start, end = data.get("startTime"), _end(data)
     duration = (end - start) / 1000 if isinstance(start, (int, float)) and end else None
     run = Run(_counts(counts), tuple(failures), len(data["testResults"]), duration, source=source)
-    return relative_paths(run, cwd)
+    return add_text_sites(relative_paths(run, cwd), cwd)
 
 
 def _end(data: dict[str, Any]) -> float | None:
@@ -190,7 +191,7 @@ def read_go(text: str, cwd: Path, stderr: str = "") -> Run:
         failures.append(_go_failure(package, test, "".join(own), module, cwd, index))
     packages = {package for package, _ in outcome}
     run = Run(_counts(counts), tuple(failures), len(packages), elapsed or None, source="go")
-    return relative_paths(run, cwd)
+    return add_text_sites(relative_paths(run, cwd), cwd)
 
 
 def _go_failure(
@@ -260,7 +261,7 @@ def read_libtest(text: str, source: str, cwd: Path) -> Run:
     if not seen:
         raise ValueError("no libtest JSON events")
     run = Run(_counts(counts), tuple(failures), suites, seconds or None, source=source)
-    return relative_paths(run, cwd)
+    return add_text_sites(relative_paths(run, cwd), cwd)
 
 
 def _rust_failure(event: dict[str, Any], suite: int, position: int) -> Failure:
@@ -286,9 +287,12 @@ def _rust_failure(event: dict[str, Any], suite: int, position: int) -> Failure:
     failure = failure_from_text(text, file=file, test=test or name, line=line, frames=[])
     origin = None
     if own is not None and panic is not None:
-        at = (panic.group("path").removeprefix("./"), int(panic.group("line")))
-        origin = None if at == (file, line) else f"{at[0]}:{at[1]}"
-    return _with(failure, origin=origin, position=position, details=clean(text, _DETAILS_CHARS))
+        at, at_line = panic.group("path").removeprefix("./"), int(panic.group("line"))
+        same = at_line == line and (at == file or file.endswith("/" + at))
+        origin = None if same else f"{at}:{at_line}"
+    # Tests run in parallel: source order, not the order they ended in, is reading order.
+    order = line if line is not None else position
+    return _with(failure, origin=origin, position=order, details=clean(text, _DETAILS_CHARS))
 
 
 def read_junit_files(paths: Iterable[Path], source: str, cwd: Path) -> Run:
@@ -300,4 +304,4 @@ def read_junit_files(paths: Iterable[Path], source: str, cwd: Path) -> Run:
     files = sorted(str(p) for p in paths)
     if not files:
         raise ValueError("no JUnit XML files")
-    return replace(read_junit(files, str(cwd)), source=source)
+    return replace(add_text_sites(read_junit(files, str(cwd)), cwd), source=source)
