@@ -74,7 +74,8 @@ WHOLE_FILES = {
 }
 
 
-def _suite(seed: int) -> dict[str, str]:
+def generated_suite(seed: int) -> dict[str, str]:
+    """Test modules by name for ``seed`` (also used by bench/bench_pytest.py)."""
     rng = random.Random(seed)
     files: dict[str, str] = {}
     for index in range(rng.randint(1, 3)):
@@ -135,7 +136,7 @@ def _as_pytest_says(counts: dict[str, int], pytest_names_subtests: bool) -> dict
 
 @pytest.mark.parametrize("seed", range(12))
 def test_counts_agree_with_pytests_own_summary(pytester: pytest.Pytester, seed: int) -> None:
-    pytester.makepyfile(**_suite(seed))
+    pytester.makepyfile(**generated_suite(seed))
     args = ("--continue-on-collection-errors",) if seed % 2 else ()
     own = _pytest_summary(pytester, *args)
     counts, files = _report_counts(pytester, *args)
