@@ -35,6 +35,7 @@ __all__ = ["RUNNERS", "Runner", "RunnerError", "TestRun", "detect", "pytest_args
 
 _OUTPUT_CHARS = 4 << 20  # of what the runner printed, kept in the full report (the end)
 _TAIL_LINES = 20
+_ERROR_LINES = 5  # after the first error line: where it is (what focus failures shows)
 
 
 class RunnerError(AgentoutError):
@@ -229,11 +230,14 @@ def _surefire_reports(cwd: Path, private: Path, started: float) -> list[Path]:
 
 def _no_results(runner: Runner, status: int, printed: str) -> Run:
     """The run of a runner that wrote no results: one error saying so, its first error
-    line (or its last line) as the message, the end of what it printed as output."""
+    line (or its last line) as the message, and as output the lines from that first error
+    on (or the last lines it printed)."""
     lines = [line.rstrip() for line in printed.splitlines() if line.strip()]
-    errors = [line for line in lines if "error" in line.lower()]
-    message = (errors or lines or [f"exit status {status}"])[0 if errors else -1]
-    tail = lines[-_TAIL_LINES:]
+    first = next((i for i, line in enumerate(lines) if "error" in line.lower()), None)
+    if first is not None:
+        message, tail = lines[first], lines[first + 1 : first + 1 + _ERROR_LINES]
+    else:
+        message, tail = (lines or [f"exit status {status}"])[-1], lines[-_TAIL_LINES:]
     failure = Failure(
         file=runner.name,
         test="",
