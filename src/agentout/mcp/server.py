@@ -660,7 +660,7 @@ def create_server(config: ServerConfig) -> MCPServer[Any]:
             max_tokens: MaxTokens = None,
             inline_threshold_bytes: Threshold = None,
         ) -> CallToolResult:
-            from agentout.sources.command import LogSink
+            from agentout.sources.log import LogSink
 
             with _tool_errors():
                 limits = config.limits(max_tokens, inline_threshold_bytes)

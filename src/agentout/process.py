@@ -1,0 +1,356 @@
+"""Children agentout starts: each in its own process group, which agentout owns.
+
+One module for ``agentout run``, ``run --timeout``, ``agentout test -- CMD`` and the MCP
+tools. A child runs in a new process group, so everything it starts can be ended
+together: a SIGINT, SIGTERM or SIGHUP sent to agentout goes to the whole group, a second
+one (or a grace period) ends the group with SIGKILL. A timeout or a cancel ends the
+group the same way. ``end_all`` ends every group still running, for a server that is
+told to stop.
+
+Output (stdout and stderr merged, in order, through one pipe) is read in large pieces
+and handed to ``on_output`` as it comes; the pipe is made as large as the system allows
+so the child is not held up between reads. The child's own wall time (start to exit) is
+measured apart from whatever the reader does. After the child exits, what its
+background children still write is read until the pipe closes or ``linger`` seconds
+have passed, so a daemon that keeps the pipe open never keeps agentout waiting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from types import FrameType
+from typing import IO, Any
+
+__all__ = [
+    "GRACE_SECONDS",
+    "TIMEOUT_STATUS",
+    "Child",
+    "CommandOutcome",
+    "end_all",
+    "run",
+    "shell_argv",
+]
+
+GRACE_SECONDS = 3.0  # between the first signal to a group and SIGKILL
+TIMEOUT_STATUS = 124  # as coreutils' timeout
+LINGER_SECONDS = 2.0
+_READ_BYTES = 1 << 20
+_PIPE_BYTES = 1 << 20
+_F_SETPIPE_SZ = 1031  # Linux; elsewhere the pipe keeps its size
+_TICK = 0.25  # how often a quiet read loop looks at the clock, the cancel flag and the child
+_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    """How a command ended: the status a shell would report, and why if it did not run.
+
+    ``duration`` is the child's own wall time, from its start to its exit.
+    """
+
+    argv: tuple[str, ...]
+    exit_status: int
+    duration: float
+    signal: int | None = None
+    error: str | None = None
+    timed_out: bool = False
+    cancelled: bool = False
+
+
+def shell_argv(command: str) -> tuple[str, ...]:
+    """``command`` run whole by the user's shell ($SHELL if it is an absolute path)."""
+    shell = os.environ.get("SHELL", "")
+    if not os.path.isabs(shell) or not os.access(shell, os.X_OK):
+        shell = "/bin/sh"
+    return (shell, "-c", command)
+
+
+# -- the groups agentout owns --------------------------------------------------------------
+
+_live: set[Child] = set()
+_live_lock = threading.Lock()
+
+
+class Child:
+    """A started command: its own process group, its merged output as a pipe."""
+
+    def __init__(self, process: subprocess.Popen[bytes], argv: tuple[str, ...]) -> None:
+        self.process = process
+        self.argv = argv
+        self.pgid = process.pid  # the group's leader is the child itself
+        self.started = time.monotonic()
+        self.exited: float | None = None
+        self.status: int | None = None
+        self._ending: threading.Timer | None = None
+        self._lock = threading.Lock()
+        with _live_lock:
+            _live.add(self)
+
+    def signal_group(self, sig: int) -> bool:
+        """Send ``sig`` to every process of the group; False once the group is gone."""
+        try:
+            os.killpg(self.pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
+    def alive(self) -> bool:
+        """Is any process of the group still there (zombies of the leader aside)?"""
+        return self.status is None or self.signal_group(0)
+
+    def end(self, sig: int = signal.SIGTERM, grace: float = GRACE_SECONDS) -> None:
+        """Send ``sig`` to the group now and SIGKILL after ``grace`` seconds if it is still
+        there; a second call while the first is pending kills the group at once."""
+        with self._lock:
+            if self._ending is not None:
+                self.signal_group(signal.SIGKILL)
+                return
+            self.signal_group(sig)
+            self._ending = threading.Timer(grace, self.signal_group, (signal.SIGKILL,))
+            self._ending.daemon = True
+            self._ending.start()
+
+    def reap(self) -> int:
+        """Wait for the child itself; record when it exited. Its status as Popen gives it."""
+        status = self.process.wait()
+        if self.exited is None:
+            self.exited = time.monotonic()
+            self.status = status
+        return status
+
+    def release(self) -> None:
+        """Forget the child: its group is no longer agentout's to end (except a pending kill)."""
+        with _live_lock:
+            _live.discard(self)
+        ending = self._ending
+        if ending is not None and not self.alive():
+            ending.cancel()
+
+
+def end_all(grace: float = GRACE_SECONDS) -> None:
+    """End every group agentout started and still owns: SIGTERM, then SIGKILL after
+    ``grace`` seconds for what is left. Returns when all are gone or killed."""
+    with _live_lock:
+        children = list(_live)
+    for child in children:
+        child.signal_group(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and any(child.signal_group(0) for child in children):
+        time.sleep(0.05)
+    for child in children:
+        child.signal_group(signal.SIGKILL)
+
+
+def start(
+    argv: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: int | IO[Any] | None = None,
+) -> Child | CommandOutcome:
+    """Start ``argv`` in a new process group, its stdout and stderr merged into one pipe;
+    a ``CommandOutcome`` (127, 126) if it cannot start. ``stdin`` as for ``Popen``
+    (None: inherited). When agentout holds the terminal, the group gets it, so Ctrl-C
+    and reading the terminal behave as without agentout."""
+    args = tuple(argv)
+    if not args:
+        raise ValueError("no command given; usage: agentout run -- CMD ARGS...")
+    terminal = _foreground_terminal() if stdin is None else None
+    try:
+        process = subprocess.Popen(
+            args,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            **_new_group(terminal),
+        )
+    except FileNotFoundError:
+        return CommandOutcome(args, 127, 0.0, error=f"{args[0]}: command not found")
+    except PermissionError:
+        return CommandOutcome(args, 126, 0.0, error=f"{args[0]}: permission denied")
+    except OSError as exc:
+        return CommandOutcome(args, 126, 0.0, error=f"{args[0]}: {exc.strerror or exc}")
+    assert process.stdout is not None
+    with contextlib.suppress(OSError):
+        import fcntl
+
+        fcntl.fcntl(process.stdout.fileno(), _F_SETPIPE_SZ, _PIPE_BYTES)
+    return Child(process, args)
+
+
+def _foreground_terminal() -> int | None:
+    """stdin's descriptor if it is a terminal whose foreground group is agentout's."""
+    try:
+        if os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp():
+            return 0
+    except OSError:
+        pass
+    return None
+
+
+def _new_group(terminal: int | None) -> dict[str, Any]:
+    if terminal is None:
+        if sys.version_info >= (3, 11):
+            return {"process_group": 0}
+        return {"preexec_fn": os.setpgrp}  # pragma: no cover - Python 3.10
+
+    def take_terminal() -> None:  # in the child, before exec: as a shell does for a job
+        os.setpgrp()
+        previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        os.tcsetpgrp(terminal, os.getpgrp())
+        signal.signal(signal.SIGTTOU, previous)
+
+    return {"preexec_fn": take_terminal}
+
+
+@contextlib.contextmanager
+def _terminal_back(child: Child) -> Iterator[None]:
+    """Give the terminal back to agentout's group when the child's group had it."""
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            if os.isatty(0) and os.tcgetpgrp(0) == child.pgid:
+                previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+                try:
+                    os.tcsetpgrp(0, os.getpgrp())
+                finally:
+                    signal.signal(signal.SIGTTOU, previous)
+
+
+@contextlib.contextmanager
+def _forwarding(child: Child, grace: float) -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP to agentout go to the child's group; a second one, or
+    ``grace`` seconds, and the group is killed. Only the main thread can install
+    handlers; elsewhere the defaults stay."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        child.end(signum, grace)
+
+    previous = {sig: signal.signal(sig, forward) for sig in _FORWARDED}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+# -- running one command to the end ---------------------------------------------------------
+
+
+def run(
+    argv: Sequence[str],
+    on_output: Callable[[bytes], None],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: int | IO[Any] | None = None,
+    timeout: float | None = None,
+    cancel: threading.Event | None = None,
+    on_tick: Callable[[float], None] | None = None,
+    grace: float = GRACE_SECONDS,
+    linger: float = LINGER_SECONDS,
+) -> CommandOutcome:
+    """Run ``argv`` to its end, calling ``on_output`` with each piece of its merged output.
+
+    ``timeout`` (seconds) or ``cancel`` (set from any thread) end the group: SIGTERM,
+    then SIGKILL after ``grace``; the status is then 124 on a timeout. ``on_tick`` is
+    called with the seconds elapsed whenever the output is quiet for a moment (a
+    heartbeat). Signals to agentout are forwarded to the group (main thread only).
+    """
+    started = start(argv, cwd=cwd, env=env, stdin=stdin)
+    if isinstance(started, CommandOutcome):
+        return started
+    child = started
+    reaper = threading.Thread(target=child.reap, name="agentout-reap", daemon=True)
+    reaper.start()
+    watch = _Watch(child, timeout, cancel, grace, on_tick)
+    assert child.process.stdout is not None
+    try:
+        with _forwarding(child, grace), _terminal_back(child), child.process.stdout as pipe:
+            _drain(pipe.fileno(), child, on_output, watch, linger)
+        while reaper.is_alive():  # the pipe closed, the child goes on
+            reaper.join(_TICK)
+            watch.check()
+    except BaseException:
+        child.end(signal.SIGKILL, 0.0)  # never leave a group running behind a failed call
+        reaper.join()
+        raise
+    finally:
+        child.release()
+    status, exited = child.status, child.exited
+    assert status is not None
+    assert exited is not None
+    duration = exited - child.started
+    killed_by = -status if status < 0 else None
+    if watch.stopped == "timeout":
+        error = f"timed out after {timeout:g}s; stopped"
+        return CommandOutcome(child.argv, TIMEOUT_STATUS, duration, killed_by, error, True)
+    exit_status = 128 - status if status < 0 else status
+    if watch.stopped == "cancel":
+        error = "cancelled; stopped"
+        return CommandOutcome(child.argv, exit_status, duration, killed_by, error, cancelled=True)
+    return CommandOutcome(child.argv, exit_status, duration, killed_by)
+
+
+class _Watch:
+    """The clock, the cancel flag and the heartbeat, looked at between reads."""
+
+    def __init__(
+        self,
+        child: Child,
+        timeout: float | None,
+        cancel: threading.Event | None,
+        grace: float,
+        on_tick: Callable[[float], None] | None,
+    ) -> None:
+        self.child, self.cancel, self.grace, self.on_tick = child, cancel, grace, on_tick
+        self.deadline = None if timeout is None else child.started + timeout
+        self.stopped: str | None = None  # "timeout" or "cancel"
+        self.last_tick = child.started
+
+    def check(self) -> None:
+        now = time.monotonic()
+        if self.stopped is None:
+            if self.deadline is not None and now >= self.deadline:
+                self.stopped = "timeout"
+            elif self.cancel is not None and self.cancel.is_set():
+                self.stopped = "cancel"
+            if self.stopped is not None:
+                self.child.end(signal.SIGTERM, self.grace)
+        if self.on_tick is not None and now - self.last_tick >= 1.0:
+            self.last_tick = now
+            self.on_tick(now - self.child.started)
+
+
+def _drain(
+    fd: int, child: Child, on_output: Callable[[bytes], None], watch: _Watch, linger: float
+) -> None:
+    """Read the pipe until it closes, or ``linger`` seconds after the child exited."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    while True:
+        watch.check()
+        exited = child.exited
+        if exited is not None and time.monotonic() - exited >= linger:
+            return  # what still holds the pipe is a background child: stop waiting for it
+        if not poller.poll(_TICK * 1000):
+            continue
+        chunk = os.read(fd, _READ_BYTES)
+        if not chunk:
+            return
+        on_output(chunk)
