@@ -55,8 +55,8 @@ def test_grouping_keeps_every_failure_once_and_never_merges_origins(
     for cause in causes:
         members = cause.failures
         assert len({f.error_type for f in members}) == 1
-        if any(f.project_origin for f in members):  # raised in project code: one origin
-            assert len({f.origin for f in members}) == 1
+        if any(f.project_origin for f in members):  # raised in project code: one place
+            assert len({f.location for f in members}) == 1
         assert len({cause_key(f) for f in members}) == 1
         if members[0].project_origin is None and members[0].site and members[0].is_assertion:
             assert len({(f.file, f.scope, f.site) for f in members}) == 1

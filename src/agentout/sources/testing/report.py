@@ -271,7 +271,22 @@ def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str
     return out
 
 
-def _also(first: Failure, others: Sequence[Failure]) -> str:
+def _split_top(text: str) -> list[str]:
+    """``text`` split at each ", " outside brackets: ``a L1, b (i=1, j=2)`` -> 2 parts."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and text.startswith(", ", i):
+            parts.append(text[start:i])
+            start = i + 2
+    parts.append(text[start:])
+    return parts
+
+
+def _also(first: Failure, others: Sequence[Failure]) -> str | list[str]:
     """The other tests of a record, compactly: ``test_n L860, test_odd L833``. A name
     drops the class it shares with the name before it (a module-level test after a
     class's is written ``::test_x``), and a line equal to the first test's ``L`` is not
@@ -288,7 +303,9 @@ def _also(first: Failure, others: Sequence[Failure]) -> str:
         name = clean(name, _NAME_CHARS)
         line = f" L{failure.line}" if failure.line and failure.line != first.line else ""
         parts.append(name + line)
-    return ", ".join(parts)
+    joined = ", ".join(parts)
+    # A name that would split wrongly (", " outside brackets) keeps the list form.
+    return joined if _split_top(joined) == parts else parts
 
 
 def named_tests(row: Mapping[str, Any]) -> list[str]:
@@ -304,8 +321,9 @@ def named_tests(row: Mapping[str, Any]) -> list[str]:
             return [template.format(test, case) for case in cases]
     names = [str(test)]
     scope = names[0].split("[", 1)[0].rpartition("::")[0]
-    for part in str(row.get("also", "")).split(", ") if row.get("also") else []:
-        name = re.sub(r" L\d+$", "", part)
+    also = row.get("also") or []
+    for part in also if isinstance(also, list) else _split_top(str(also)):
+        name = re.sub(r" L\d+$", "", str(part))
         if name.startswith("::"):
             name, scope = name[2:], ""
         elif "::" in name.split("[", 1)[0]:
