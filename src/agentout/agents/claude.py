@@ -118,6 +118,12 @@ def project_rules(payload: Mapping[str, Any], environ: Mapping[str, str] | None 
     return load_rules(files)
 
 
+def _is_claude(word: str) -> bool:
+    """Claude Code's own executable: the native ``claude`` or its Node entry point."""
+    name = os.path.basename(word).lower()
+    return name in ("claude", "claude.exe") or ("claude" in word.lower() and name.endswith(".js"))
+
+
 def _started_with_rule_flags(proc: Path, depth: int = 8) -> bool:
     """Whether a Claude Code process above this one was given rules on its command line
     (``--allowedTools``, ``--disallowedTools``, ``--settings``...): rules no file holds."""
@@ -131,7 +137,7 @@ def _started_with_rule_flags(proc: Path, depth: int = 8) -> bool:
         except OSError:
             return False
         words = [a.decode("utf-8", "replace") for a in argv if a]
-        if any("claude" in os.path.basename(w).lower() for w in words[:3]):
+        if any(_is_claude(word) for word in words[:2]):
             return any(w.split("=", 1)[0] in _CLI_RULE_FLAGS for w in words)
         try:
             pid = int(stat.rsplit(")", 1)[1].split()[1])
