@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 
 import click
@@ -10,6 +11,7 @@ from agentout.cli._options import (
     budget_options,
     echo_packed,
     format_option,
+    record_delivery,
     reports_errors,
     tokenizer_option,
 )
@@ -76,4 +78,8 @@ def run(
         click.echo(f"agentout: warning: {done.delivery.warning}", err=True)
     echo_packed(done.delivery.packed)
     sys.stdout.flush()
+    spilled = done.delivery.ref.path if done.delivery.ref else None
+    outcome = done.outcome
+    record_delivery("run", shlex.join(command), done.delivery.packed, raw=spilled,
+                    duration=outcome.duration, exit_status=outcome.exit_status)  # fmt: skip
     sys.exit(done.outcome.exit_status)

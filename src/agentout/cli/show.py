@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from agentout.cli._options import echo_packed, format_option, reports_errors, tokenizer_option
+from agentout.cli._options import (
+    echo_packed,
+    format_option,
+    record_delivery,
+    reports_errors,
+    tokenizer_option,
+)
 from agentout.formats import FORMAT_NAMES
 
 
@@ -69,3 +75,4 @@ def show(
         tokenizer=tokenizer,
     )
     echo_packed(packed)
+    record_delivery("show", ref, packed)

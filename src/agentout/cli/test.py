@@ -15,6 +15,7 @@ from agentout.cli._options import (
     budget_options,
     fail,
     format_option,
+    record_delivery,
     reports_errors,
     tokenizer_option,
 )
@@ -105,6 +106,7 @@ def _junit(files: tuple[str, ...], options: dict[str, Any]) -> int:
         format=options["format"],
     )
     click.echo(text, nl=False)
+    record_delivery("test", " ".join(files), text, tokenizer=options["tokenizer"], raw=None)
     return EXIT_FAILED if run.counts.failed or run.counts.errors else EXIT_OK
 
 
