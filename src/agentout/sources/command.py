@@ -1,11 +1,13 @@
 """Running a command, and handing its output to the agent: what ``agentout run`` does.
 
-``run_command`` runs a process with stdout and stderr merged in order through one pipe,
-inheriting the environment, the working directory and stdin, forwarding SIGINT, SIGTERM
-and SIGHUP, and returning the exit status a shell would (127 not found, 126 not
-executable, 128+N killed by signal N). ``LogSink`` feeds the output, as it streams, both
-to the spill store (complete, byte for byte) and to a ``LogDigest`` (the lines that
-matter); ``run`` puts the two together and delivers inline or as a file reference.
+``run`` starts the command in its own process group (``agentout.process``: stdout and
+stderr merged in order through one pipe, the environment, directory and stdin
+inherited, signals forwarded to the group, the exit status a shell would report), drains
+its output into a ``Capture`` at pipe speed (memory while small, then the spill store),
+and hands the result to ``deliver_output``: as printed when it fits, the command's
+reducer's compact form, or the lines that matter within the budget, the rest stored.
+
+``LogSink`` is the older record-based sink the MCP ``run_command`` tool still uses.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agentout.capture import Capture, OutputFilter
 from agentout.deliver import (
     Delivery,
     PackSettings,
@@ -29,6 +32,7 @@ from agentout.pack import Packed
 from agentout.process import CommandOutcome
 from agentout.records import Result
 from agentout.sources.log import LogDigest
+from agentout.sources.output import TextDelivery, TextSettings, deliver_output
 from agentout.spill import SpillRef, SpillStore
 from agentout.tokens import Tokenizer
 from agentout.truncate import clip
@@ -115,18 +119,31 @@ class CommandRun:
     """A finished ``run``: how the command ended, and what the agent is handed."""
 
     outcome: CommandOutcome
-    delivery: Delivery
+    delivery: TextDelivery
 
     def tool_result(self, *, verbose: bool | None = None) -> ToolResult:
-        """For both audiences: the delivered text for the model (exactly: its header has
-        the command, clipped, and how it ended), a summary for the person."""
-        from agentout.dual import ToolResult
+        """For both audiences: the delivered text for the model exactly (its closing line
+        says how the command ended), a summary for the person."""
+        from agentout.dual import ToolResult, format_for_user, verbose_from_env
 
-        done = self.outcome
+        done, delivery = self.outcome, self.delivery
         error = done.error or (f"exit status {done.exit_status}" if done.exit_status else None)
-        meta = {"exit": done.exit_status, "duration": f"{done.duration:.2f}s"}
+        meta: dict[str, Any] = {"exit": done.exit_status, "duration": f"{done.duration:.2f}s"}
+        meta.update(form=delivery.form, lines=delivery.raw_lines, bytes=delivery.raw_bytes)
+        if delivery.tokens is not None:
+            meta["tokens"] = delivery.tokens
+        if delivery.ref is not None:
+            meta["file"] = str(delivery.ref.path)
+        if delivery.warning:
+            meta["warning"] = delivery.warning
         name = clip(shlex.join(done.argv), CMD_CHARS)
-        return ToolResult.from_delivery(name, self.delivery, meta, error, verbose=verbose)
+        as_content = verbose_from_env() if verbose is None else verbose
+        display = (
+            delivery.text
+            if as_content
+            else format_for_user(name, delivery.text, meta, error, verbose=False)
+        )
+        return ToolResult(content=delivery.text, display=display, metadata=meta, error=error)
 
 
 def run(
@@ -136,13 +153,38 @@ def run(
     max_chars: int | None = None,
     inline_threshold: int | None = None,
     mode: str = "auto",
-    format: str | Format = "records",
+    format: str | Format = "raw",
     tokenizer: str | Tokenizer | None = None,
     store: SpillStore | None = None,
+    shell: bool = False,
+    timeout: float | None = None,
+    reduce: bool = True,
+    on_tick: Callable[[float, int], None] | None = None,
+    filters: tuple[OutputFilter, ...] = (),
 ) -> CommandRun:
-    """Run ``argv``; its complete output is spilled, the lines that matter delivered."""
-    sink = LogSink(mode=mode, inline_threshold=inline_threshold, store=store, kind="run")
-    outcome = run_command(argv, sink.feed)
+    """Run ``argv`` (or, with ``shell``, the one string in it through the user's shell):
+    its output is captured whole (stored when large), then delivered as
+    ``deliver_output`` says. ``on_tick(seconds, lines)`` is called while it runs."""
+    from agentout import process
+    from agentout.reducers import find
+
+    if shell:
+        if len(argv) != 1:
+            raise ValueError("--shell takes the command line as one argument")
+        argv = process.shell_argv(argv[0])
+    check_mode(mode)
+    threshold = resolve_threshold(inline_threshold)
+    capture = Capture(
+        threshold=threshold,
+        store=store,
+        keep_in_memory=mode == "inline",
+        filters=filters,
+    )
+    if mode == "file":
+        capture.spill()
+    tick = None if on_tick is None else (lambda seconds: on_tick(seconds, capture.newlines))
+    outcome = process.run(argv, capture.feed, timeout=timeout, on_tick=tick)
+    capture.close()
     header: dict[str, Any] = {"cmd": clip(shlex.join(outcome.argv), CMD_CHARS)}
     header["exit"] = outcome.exit_status
     if outcome.signal is not None:
@@ -150,8 +192,17 @@ def run(
     if outcome.error is not None:
         header["error"] = outcome.error
     header["duration"] = f"{outcome.duration:.2f}s"
-    delivery = sink.deliver(
-        header, max_tokens=max_tokens, max_chars=max_chars, format=format, tokenizer=tokenizer
+    reducer = find(argv) if (reduce and outcome.error is None) or outcome.timed_out else None
+    if mode == "inline":
+        threshold = max(threshold, capture.size)
+    settings = TextSettings(threshold, max_tokens, max_chars, format, tokenizer)
+    delivery = deliver_output(
+        capture,
+        settings,
+        argv=argv,
+        exit_status=outcome.exit_status,
+        header=header,
+        reducer=reducer,
     )
     return CommandRun(outcome, delivery)
 

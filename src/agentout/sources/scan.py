@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from agentout.visible import terminal_text
+
 __all__ = ["MAX_LINE_BYTES", "Line", "Scan", "ScanResult", "classify", "clean"]
 
 MAX_LINE_BYTES = 8192  # of one line, kept to show; the stored output keeps every byte
@@ -73,11 +75,6 @@ _CONTEXT = re.compile(r"^\s+\S|^\s*\d*\s*[|│╰├└^~]|^\s*-->|^>\s")
 # Above an error: where it is (Python's File line, source and caret lines are indented).
 _LOCATION = re.compile(r'^\s+File "|^\s+\S|^\s*\d*\s*[|^~]')
 
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-# What a terminal or a reader would not show as text: C0 and C1 controls (tab aside), DEL,
-# bidi embeddings, overrides and isolates, and Unicode's line and paragraph separators.
-_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
-
 
 _COMPILED: dict[str, Any] = {}
 
@@ -107,19 +104,9 @@ def classify(text: str) -> str | None:
     return None
 
 
-def _visible(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
-
-
 def clean(raw: bytes) -> str:
     """The text an agent reads for one line's bytes (see the module docstring)."""
-    text = raw.decode("utf-8", errors="replace")
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    text = text.removesuffix("\r")
-    if "\r" in text:
-        text = text[text.rfind("\r") + 1 :]
-    return _UNSHOWN.sub(_visible, text) if _UNSHOWN.search(text) else text
+    return terminal_text(raw.decode("utf-8", errors="replace"))
 
 
 @dataclass
@@ -179,6 +166,7 @@ class _Detail:
     left: int = 0  # lines of detail still to take
     parent: int | None = None
     traceback: bool = False
+    continues: bool = False  # the error line ended with ':', the next line says what
 
 
 class Scan:
@@ -352,7 +340,9 @@ class Scan:
             self.errors.add(_line(n, raw, level))
             self._before(buf, begin, start, n)
             traceback = raw.startswith(b"Traceback (most")
-            self._detail = _Detail(TRACEBACK_LINES if traceback else CONTEXT_AFTER, n, traceback)
+            left = TRACEBACK_LINES if traceback else CONTEXT_AFTER
+            continues = raw.rstrip().endswith(b":")  # "panicked at src/lib.rs:7:32:"
+            self._detail = _Detail(left, n, traceback, continues)
             pos = self._context(buf, pos, end, n + 1)
 
     def _before(self, buf: bytes, begin: int, start: int, n: int) -> None:
@@ -380,9 +370,11 @@ class Scan:
                 detail.left = CONTEXT_AFTER
                 return pos
             ends = not _CONTEXT.search(text) or classify(text) is not None
-            if not detail.traceback and text.strip() and ends:
+            if not detail.traceback and text.strip() and ends and not detail.continues:
                 detail.left = 0
                 return pos
+            if text.strip():
+                detail.continues = False
             detail.left = max(0, detail.left - 1)
             self.context.add(_line(n, raw, "context", parent=detail.parent))
             pos, n = stop + 1, n + 1
