@@ -22,6 +22,10 @@ COMMANDS: dict[str, str] = {
     "records": "agentout.cli.records:records",
     "notes": "agentout.cli.notes:notes",
     "serve": "agentout.cli.serve:serve",
+    "hook": "agentout.cli.hook:hook",
+    "init": "agentout.cli.init:init",
+    "gain": "agentout.cli.gain:gain",
+    "discover": "agentout.cli.discover:discover",
 }
 
 
