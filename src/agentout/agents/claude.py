@@ -36,15 +36,17 @@ built-in checks is hidden from it.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from agentout.agents._claude_rules import RuleSet, config_dir, load_rules, settings_files
+from agentout.agents._install import Edit, JsonEntry, JsonHook, TextBlock
 from agentout.agents._routing import rewrite, routable
 from agentout.agents._shell import analyse
 
-__all__ = ["MODES", "decide"]
+__all__ = ["MODES", "check", "decide", "edits"]
 
 MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 _ALLOWING_MODES = {"default", "acceptEdits", "dontAsk", "auto"}
@@ -144,3 +146,55 @@ def _started_with_rule_flags(proc: Path, depth: int = 8) -> bool:
         except (IndexError, ValueError):
             return False
     return False
+
+
+# -- what `agentout init claude` writes ----------------------------------------------------------
+
+
+def edits(
+    *, scope: str, home: Path, project: Path, agentout: Sequence[str], ledger: bool = True
+) -> list[Edit]:
+    """The hook (``settings.local.json`` of the project, or the user's ``settings.json``),
+    the MCP server (``.mcp.json``, or ``~/.claude.json``), the instructions (``CLAUDE.md``),
+    and with ``ledger=False`` the ``env`` entry that turns the ledger off."""
+    from agentout.agents._common import instructions, mcp_server
+
+    head = shlex.join(agentout)
+    if scope == "global":
+        settings, servers, notes = (
+            home / ".claude" / "settings.json",
+            home / ".claude.json",
+            home / ".claude" / "CLAUDE.md",
+        )
+    else:
+        settings = project / ".claude" / "settings.local.json"
+        servers, notes = project / ".mcp.json", project / "CLAUDE.md"
+    wanted: list[Edit] = [
+        JsonHook(settings, "PreToolUse", "Bash", f"{head} hook claude", " hook claude"),
+        JsonEntry(servers, ("mcpServers",), "agentout", {"type": "stdio", **mcp_server(agentout)}),
+        TextBlock(notes, instructions()),
+    ]
+    if not ledger:
+        wanted.append(JsonEntry(settings, ("env",), "AGENTOUT_LEDGER", "0"))
+    return wanted
+
+
+def check(agentout: Sequence[str]) -> str | None:
+    """Run the installed hook on a harmless payload: None if it answers as a hook must."""
+    import json
+    import subprocess
+
+    payload = {"tool_name": "Bash", "permission_mode": "default", "tool_input": {"command": "true"}}
+    try:
+        done = subprocess.run(
+            [*agentout, "hook", "claude"],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"the hook did not run: {exc}"
+    if done.returncode != 0 or done.stdout.strip() not in (b"",) or done.stderr:
+        return f"the hook answered exit {done.returncode}: {done.stderr.decode(errors='replace')}"
+    return None
