@@ -26,12 +26,14 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from pathlib import Path
-from typing import Any
 
-from agentout.agents._shell import Script, Segment
+TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentout.agents._shell import Script, Segment
+
 
 __all__ = ["RuleSet", "load_rules", "settings_files"]
 
@@ -42,9 +44,9 @@ _PARAM = re.compile(r"\A\s*([A-Za-z_][A-Za-z0-9_]*)\s*:(.*)\Z", re.DOTALL)
 _WRAPPERS = {"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob", "xargs"}
 _ASSIGNMENT = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]*=")
 _MANAGED_DIRS = (
-    Path("/etc/claude-code"),
-    Path("/Library/Application Support/ClaudeCode"),
-    Path("C:/Program Files/ClaudeCode"),
+    "/etc/claude-code",
+    "/Library/Application Support/ClaudeCode",
+    "C:/Program Files/ClaudeCode",
 )
 # Allow rules that auto mode drops on entry (arbitrary code execution): a wildcard rule
 # for one of these programs does not count as an explicit allow there.
@@ -56,26 +58,28 @@ _AUTO_DROPPED = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
 class _Rule:
-    tool: str  # may be a glob for deny and ask
-    spec: str | None  # None: the bare tool name
+    __slots__ = ("spec", "tool")
+
+    def __init__(self, tool: str, spec: str | None) -> None:
+        self.tool = tool  # may be a glob for deny and ask
+        self.spec = spec  # None: the bare tool name
 
     @property
     def bash(self) -> bool:
         return self.tool == "Bash"
 
 
-@dataclass
 class RuleSet:
     """The Bash-relevant rules of every settings file, and what could not be read."""
 
-    deny: list[_Rule] = field(default_factory=list)
-    ask: list[_Rule] = field(default_factory=list)
-    allow: list[_Rule] = field(default_factory=list)
-    broken: str | None = None  # "FILE:LINE:COL: message" of the first unreadable file
-    file_rules: bool = False  # a Read/Edit deny or ask rule exists
-    unknown: bool = False  # a deny/ask entry that is not a rule we can read
+    def __init__(self) -> None:
+        self.deny: list[_Rule] = []
+        self.ask: list[_Rule] = []
+        self.allow: list[_Rule] = []
+        self.broken: str | None = None  # "FILE:LINE:COL: message", first unreadable file
+        self.file_rules = False  # a Read/Edit deny or ask rule exists
+        self.unknown = False  # a deny/ask entry that is not a rule we can read
 
     # -- the hook's questions ----------------------------------------------------------
 
@@ -205,61 +209,66 @@ def _parse_rule(entry: Any) -> _Rule | None:
 
 def settings_files(
     *,
-    config_dir: Path,
-    project_dir: Path,
-    cwd: Path | None = None,
-    managed_dirs: Sequence[Path] = _MANAGED_DIRS,
-) -> list[tuple[Path, str]]:
+    config_dir: str | os.PathLike[str],
+    project_dir: str | os.PathLike[str],
+    cwd: str | os.PathLike[str] | None = None,
+    managed_dirs: Sequence[str | os.PathLike[str]] = _MANAGED_DIRS,
+) -> list[tuple[str, str]]:
     """Every settings file whose rules count, as (path, role); role is "managed",
     "allow" (its allow rules count) or "restrict" (only its deny and ask rules count:
-    files Claude Code may or may not read, so only the safe half of them is used)."""
-    files: list[tuple[Path, str]] = []
-    remote = config_dir / "remote-settings.json"
-    files.append((remote, "managed"))
-    for directory in managed_dirs:
-        files.append((directory / "managed-settings.json", "managed"))
-        drop_ins = directory / "managed-settings.d"
+    files Claude Code may or may not read, so only the safe half of them is used).
+    Plain ``os.path`` strings: the hook runs before every command, pathlib costs more."""
+    join = os.path.join
+    config, project = os.path.abspath(config_dir), os.path.abspath(project_dir)
+    files: list[tuple[str, str]] = [(join(config, "remote-settings.json"), "managed")]
+    for directory in (os.fspath(d) for d in managed_dirs):
+        files.append((join(directory, "managed-settings.json"), "managed"))
+        drop_ins = join(directory, "managed-settings.d")
         try:
-            names = sorted(p.name for p in drop_ins.iterdir() if p.name.endswith(".json"))
+            names = sorted(n for n in os.listdir(drop_ins) if n.endswith(".json"))
         except OSError:
             names = []
-        files.extend((drop_ins / name, "managed") for name in names if not name.startswith("."))
-    files.append((config_dir / "settings.json", "allow"))
-    files.append((config_dir / "settings.local.json", "restrict"))
-    files.append((project_dir / ".claude" / "settings.json", "allow"))
-    files.append((project_dir / ".claude" / "settings.local.json", "allow"))
-    extra = {cwd} if cwd is not None else set()
-    for start in (project_dir, *extra):
+        files.extend((join(drop_ins, n), "managed") for n in names if not n.startswith("."))
+    files.append((join(config, "settings.json"), "allow"))
+    files.append((join(config, "settings.local.json"), "restrict"))
+    files.append((join(project, ".claude", "settings.json"), "allow"))
+    files.append((join(project, ".claude", "settings.local.json"), "allow"))
+    extra = {os.path.abspath(cwd)} if cwd is not None else set()
+    for start in (project, *extra):
         extra.update(_repository_roots(start))
-    for directory in sorted(extra - {project_dir}, key=str):
-        files.append((directory / ".claude" / "settings.json", "restrict"))
-        files.append((directory / ".claude" / "settings.local.json", "restrict"))
+    for directory in sorted(extra - {project}):
+        files.append((join(directory, ".claude", "settings.json"), "restrict"))
+        files.append((join(directory, ".claude", "settings.local.json"), "restrict"))
     return files
 
 
-def _repository_roots(start: Path) -> set[Path]:
+def _repository_roots(start: str) -> set[str]:
     """The git work tree holding ``start`` and, for a linked worktree, its main checkout."""
-    for directory in (start, *start.parents):
-        marker = directory / ".git"
-        if marker.is_dir():
+    directory = start
+    while True:
+        marker = os.path.join(directory, ".git")
+        if os.path.isdir(marker):
             return {directory}
-        if marker.is_file():
+        if os.path.isfile(marker):
             roots = {directory}
             try:
-                pointer = marker.read_text(encoding="utf-8").strip()
+                with open(marker, encoding="utf-8") as handle:
+                    pointer = handle.read().strip()
             except (OSError, UnicodeDecodeError):
                 return roots
             if pointer.startswith("gitdir:"):
-                gitdir = Path(pointer[len("gitdir:") :].strip())
-                if not gitdir.is_absolute():
-                    gitdir = directory / gitdir
-                if gitdir.parent.name == "worktrees":
-                    roots.add(gitdir.parent.parent.parent)
+                gitdir = os.path.join(directory, pointer[len("gitdir:") :].strip())
+                parent = os.path.dirname(os.path.normpath(gitdir))
+                if os.path.basename(parent) == "worktrees":
+                    roots.add(os.path.dirname(os.path.dirname(parent)))
             return roots
-    return set()
+        above = os.path.dirname(directory)
+        if above == directory:
+            return set()
+        directory = above
 
 
-def load_rules(files: Iterable[tuple[Path, str]]) -> RuleSet:
+def load_rules(files: Iterable[tuple[str | os.PathLike[str], str]]) -> RuleSet:
     rules = RuleSet()
     loaded: list[tuple[dict[str, Any], str]] = []
     for path, role in files:
@@ -287,11 +296,13 @@ def load_rules(files: Iterable[tuple[Path, str]]) -> RuleSet:
     return rules
 
 
-def _read(path: Path, rules: RuleSet) -> dict[str, Any] | None:
+def _read(path: str | os.PathLike[str], rules: RuleSet) -> dict[str, Any] | None:
     """The settings object, or None if there is no such file; a file that is there but
     cannot be used sets ``rules.broken``."""
+    path = os.fspath(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -325,8 +336,8 @@ def _shape_problem(data: Any) -> str | None:
     return None
 
 
-def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+def config_dir(environ: Mapping[str, str] | None = None) -> str:
     """Claude Code's own directory: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
     env = os.environ if environ is None else environ
     configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
-    return Path(configured).expanduser() if configured else Path.home() / ".claude"
+    return os.path.expanduser(configured or os.path.join("~", ".claude"))

@@ -13,8 +13,9 @@ the grammar cannot parse, is left as it was.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Script", "Segment", "analyse"]
 
@@ -23,22 +24,34 @@ _NULL_TARGETS = {"/dev/null"}
 _GLOB_OR_EXPANSION = set("*?[]{}~$`")
 
 
-@dataclass(frozen=True)
 class Segment:
     """One simple command: its source text, and its literal words (None if any word is
-    not a plain literal, or if it has a redirection or a variable assignment)."""
+    not a plain literal, or if it has a variable assignment); ``redirected``: only to
+    /dev/null or 2>&1 (anything else makes the script not plain)."""
 
-    text: str
-    words: tuple[str, ...] | None
-    redirected: bool = False  # only to /dev/null or 2>&1 (anything else is not plain)
+    __slots__ = ("redirected", "text", "words")
+
+    def __init__(self, text: str, words: tuple[str, ...] | None, redirected: bool = False):
+        self.text, self.words, self.redirected = text, words, redirected
+
+    def __repr__(self) -> str:
+        return f"Segment({self.text!r}, {self.words!r}, redirected={self.redirected})"
 
 
-@dataclass(frozen=True)
 class Script:
-    text: str
-    segments: tuple[Segment, ...]
-    plain: bool
-    operators: tuple[str, ...] = ()
+    """A parsed command: its simple commands, the operators between them, and whether
+    it is plain (see the module docstring)."""
+
+    __slots__ = ("operators", "plain", "segments", "text")
+
+    def __init__(
+        self,
+        text: str,
+        segments: tuple[Segment, ...],
+        plain: bool,
+        operators: tuple[str, ...] = (),
+    ) -> None:
+        self.text, self.segments, self.plain, self.operators = text, segments, plain, operators
 
     @property
     def simple(self) -> bool:
@@ -52,11 +65,34 @@ _PARSER: Any = None
 def _parser() -> Any:
     global _PARSER
     if _PARSER is None:
-        import tree_sitter
-        from tree_sitter_bash._binding import language  # skips importlib.resources
-
-        _PARSER = tree_sitter.Parser(tree_sitter.Language(language()))
+        core = _binding("tree_sitter")
+        _PARSER = core.Parser(core.Language(_binding("tree_sitter_bash").language()))
     return _PARSER
+
+
+def _binding(package: str) -> Any:
+    """A package's ``_binding`` extension module, loaded from its file without running the
+    package's ``__init__``: tree-sitter's imports typing, tree-sitter-bash's imports
+    importlib.resources and pathlib, together more than the parse itself costs."""
+    import importlib
+    import importlib.machinery
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec(package)  # finds the package, does not run it
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        for name in sorted(os.listdir(location)):
+            if name.startswith("_binding.") and name.endswith(suffixes):
+                loader = importlib.machinery.ExtensionFileLoader(
+                    f"{package}._binding", os.path.join(location, name)
+                )
+                module_spec = importlib.util.spec_from_loader(loader.name, loader)
+                assert module_spec is not None
+                module = importlib.util.module_from_spec(module_spec)
+                loader.exec_module(module)
+                return module
+    return importlib.import_module(f"{package}._binding")  # an unusual install
 
 
 def analyse(command: str) -> Script | None:

@@ -38,13 +38,17 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
 
 from agentout.agents._claude_rules import RuleSet, config_dir, load_rules, settings_files
-from agentout.agents._install import Edit, JsonEntry, JsonHook, TextBlock
 from agentout.agents._routing import rewrite, routable
 from agentout.agents._shell import analyse
+
+TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from agentout.agents._install import Edit
 
 __all__ = ["MODES", "check", "decide", "edits"]
 
@@ -63,7 +67,7 @@ def decide(
     *,
     rules: RuleSet | None = None,
     agentout: Sequence[str] | None = None,
-    proc: Path | None = Path("/proc"),
+    proc: str | None = "/proc",
 ) -> dict[str, Any] | None:
     """The hook's JSON answer for one ``PreToolUse`` payload, or None for no answer.
 
@@ -114,8 +118,8 @@ def project_rules(payload: Mapping[str, Any], environ: Mapping[str, str] | None 
     """The rules of every settings file that counts for the payload's session."""
     env = os.environ if environ is None else environ
     cwd_value = payload.get("cwd")
-    cwd = Path(cwd_value) if isinstance(cwd_value, str) and cwd_value else Path.cwd()
-    project = Path(env["CLAUDE_PROJECT_DIR"]) if env.get("CLAUDE_PROJECT_DIR") else cwd
+    cwd = cwd_value if isinstance(cwd_value, str) and cwd_value else os.getcwd()
+    project = env.get("CLAUDE_PROJECT_DIR") or cwd
     files = settings_files(config_dir=config_dir(env), project_dir=project, cwd=cwd)
     return load_rules(files)
 
@@ -126,7 +130,7 @@ def _is_claude(word: str) -> bool:
     return name in ("claude", "claude.exe") or ("claude" in word.lower() and name.endswith(".js"))
 
 
-def _started_with_rule_flags(proc: Path, depth: int = 8) -> bool:
+def _started_with_rule_flags(proc: str | os.PathLike[str], depth: int = 8) -> bool:
     """Whether a Claude Code process above this one was given rules on its command line
     (``--allowedTools``, ``--disallowedTools``, ``--settings``...): rules no file holds."""
     pid = os.getppid()
@@ -134,8 +138,10 @@ def _started_with_rule_flags(proc: Path, depth: int = 8) -> bool:
         if pid <= 1:
             return False
         try:
-            argv = (proc / str(pid) / "cmdline").read_bytes().split(b"\0")
-            stat = (proc / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
+            with open(os.path.join(proc, str(pid), "cmdline"), "rb") as handle:
+                argv = handle.read().split(b"\0")
+            with open(os.path.join(proc, str(pid), "stat"), "rb") as handle:
+                stat = handle.read().decode("utf-8", "replace")
         except OSError:
             return False
         words = [a.decode("utf-8", "replace") for a in argv if a]
@@ -158,6 +164,7 @@ def edits(
     the MCP server (``.mcp.json``, or ``~/.claude.json``), the instructions (``CLAUDE.md``),
     and with ``ledger=False`` the ``env`` entry that turns the ledger off."""
     from agentout.agents._common import instructions, mcp_server
+    from agentout.agents._install import JsonEntry, JsonHook, TextBlock
 
     head = shlex.join(agentout)
     if scope == "global":

@@ -46,7 +46,7 @@ def discover(
     from agentout.agents.transcripts import read
     from agentout.cli.gain import parse_since
 
-    root = Path(path) if path else config_dir() / "projects"
+    root = Path(path) if path else Path(config_dir()) / "projects"
     if not root.exists():
         fail(f"{root}: no transcripts there (Claude Code keeps them in ~/.claude/projects)")
     where = str(Path(project).expanduser().resolve()) if project else None
