@@ -42,6 +42,8 @@ def period_key(when: float, period: str) -> str:
 def command_key(row: Row) -> str:
     """What a row is grouped under: the tool, and for commands their first two words."""
     words = row.command.split()
+    if words:
+        words[0] = words[0].rsplit("/", 1)[-1]
     if row.tool in ("run", "hook") and words:
         return " ".join(words[:2] if len(words) > 1 and not words[1].startswith("-") else words[:1])
     return row.tool
@@ -182,7 +184,8 @@ def _bars(items: Sequence[tuple[str, Totals]], label: str) -> str:
     """An SVG chart: one pair of bars (raw, delivered) per label."""
     if not items:
         return '<p class="note">Nothing recorded yet.</p>'
-    width, bar, gap, height = 40 + 46 * len(items), 18, 10, 180
+    bar, gap, height = 18, 40, 180
+    width = 40 + (2 * bar + gap) * len(items)
     peak = max(max(t.raw, t.delivered) for _, t in items) or 1
     parts = [
         f'<svg role="img" aria-label="{html.escape(label)}" width="{width}" '
@@ -197,7 +200,7 @@ def _bars(items: Sequence[tuple[str, Totals]], label: str) -> str:
                 f'width="{bar - 2}" height="{tall}"><title>{html.escape(name)} {kind}: '
                 f"{value} tokens</title></rect>"
             )
-        parts.append(f'<text x="{x}" y="{height + 26}">{html.escape(name[-10:])}</text>')
+        parts.append(f'<text x="{x}" y="{height + 26}">{html.escape(name[:12])}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
