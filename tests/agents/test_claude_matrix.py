@@ -26,6 +26,7 @@ RULE_SETS: dict[str, dict[str, list[str]]] = {
         "allow": ["Bash(ls:*)", "Bash(grep *)", "Bash(find *)", "Bash(cat *)"],
         "deny": ["Read(./.env)"],
     },
+    "git-with-env-deny": {"allow": ["Bash(git *)", "Bash(grep *)"], "deny": ["Read(./.env)"]},
     "package-runners": {"allow": ["Bash(npm run *)", "Bash(python -m pytest *)", "Bash(npm test)"]},
     "deny-the-rewrite": {"allow": ["Bash(git log *)"], "deny": ["Bash(*agentout*)"]},
     "ask-the-rewrite": {"allow": ["Bash(git *)"], "ask": ["Bash(/opt/agentout/bin/agentout *)"]},
@@ -164,6 +165,9 @@ def test_no_outcome_changes(rule_sets: dict[str, RuleSet]) -> None:
         ("log-and-tests", "git log -5", "plan", None),
         ("package-runners", "npm run test", "auto", None),
         ("package-runners", "npm run test", "default", "allow"),
+        ("git-with-env-deny", "git log -5", "default", "allow"),
+        ("git-with-env-deny", "grep -rn API .env", "default", None),
+        ("git-with-env-deny", "git log | grep x", "bypassPermissions", None),
     ],
 )
 def test_answer_shapes(

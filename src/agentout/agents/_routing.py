@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from agentout.agents._shell import Script, Segment
 
-__all__ = ["agentout_command", "rewrite", "routable", "worth_routing"]
+__all__ = ["agentout_command", "reads_files", "rewrite", "routable", "worth_routing"]
 
 MAX_COMMAND = 4096  # longer commands are left alone (Claude Code stops analysing at 10,000)
 
@@ -42,6 +42,23 @@ _SAFE = _FAMILIES | {
 _GIT_INTERACTIVE = {"difftool", "mergetool", "gui", "citool", "gitk", "rebase", "add", "commit"}
 _FIND_ACTIONS = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0"}
 _FIND_ACTIONS |= {"-fprintf", "-fls"}
+
+
+# Commands whose file operands Claude Code may check against Read and Edit rules (it
+# names cat, head, tail and sed; the rest are taken in to be sure).
+_FILE_COMMANDS = {
+    "cat", "head", "tail", "sed", "awk", "grep", "egrep", "fgrep", "rg", "ag", "ack", "ls",
+    "find", "tree", "wc", "sort", "uniq", "cut", "diff", "stat", "file", "strings", "nl",
+    "tac", "jq", "du", "less", "more", "xxd", "od", "hexdump", "base64", "md5sum",
+    "sha1sum", "sha256sum", "tr", "column",
+}  # fmt: skip
+
+
+def reads_files(script: Script) -> bool:
+    """Whether a part of the command is one whose files Read/Edit rules may cover."""
+    return any(
+        segment.words is None or segment.words[0] in _FILE_COMMANDS for segment in script.segments
+    )
 
 
 def worth_routing(argv: Sequence[str]) -> bool:

@@ -40,7 +40,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 
 from agentout.agents._claude_rules import RuleSet, config_dir, load_rules, settings_files
-from agentout.agents._routing import rewrite, routable
+from agentout.agents._routing import reads_files, rewrite, routable
 from agentout.agents._shell import analyse
 
 TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
@@ -93,7 +93,9 @@ def decide(
         return None
     if proc is not None and _started_with_rule_flags(proc):
         return None
-    if rules.file_rules or rules.could_deny_or_ask(script, tool_input):
+    if rules.file_rules and reads_files(script):  # Read/Edit rules cover `cat .env` too
+        return None
+    if rules.could_deny_or_ask(script, tool_input):
         return None
     routed = rewrite(script, agentout)
     rewritten = analyse(routed)
