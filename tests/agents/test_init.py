@@ -12,12 +12,12 @@ from agentout.cli.init import AGENTS
 from agentout.cli.main import cli
 
 
-def _tree(*roots: Path) -> dict[str, bytes]:
+def _tree(*roots: Path) -> dict[str, bytes | None]:
+    """Every file's bytes, and every directory (None)."""
     return {
-        str(path): path.read_bytes()
+        str(path): path.read_bytes() if path.is_file() else None
         for root in roots
         for path in sorted(root.rglob("*"))
-        if path.is_file()
     }
 
 
@@ -74,8 +74,9 @@ def test_install_is_idempotent_and_uninstall_exact(
     assert set(line.split()[0] for line in said.splitlines()) == {"unchanged"}
     assert _tree(home, project) == installed
     for path, data in before.items():  # what was there is still there
-        if path in installed and path.endswith(".json"):
-            old, new = json.loads(data), json.loads(installed[path])
+        if data is not None and path in installed and path.endswith(".json"):
+            assert installed[path] is not None
+            old, new = json.loads(data), json.loads(installed[path] or b"")
             for key, value in old.items():
                 if isinstance(value, dict):
                     assert value.items() <= new[key].items() or key == "hooks"
@@ -86,8 +87,8 @@ def test_install_is_idempotent_and_uninstall_exact(
     after = _tree(home, project)
     assert after.keys() == before.keys()
     for path, data in before.items():
-        if path.endswith(".json"):
-            assert json.loads(after[path]) == json.loads(data)
+        if data is not None and path.endswith(".json"):
+            assert json.loads(after[path] or b"") == json.loads(data)
         else:
             assert after[path] == data
 

@@ -62,9 +62,10 @@ class TextBlock:
     path: Path
     lines: tuple[str, ...]
     comment: tuple[str, str] = ("<!-- ", " -->")
+    what: str = ""  # how --show names it; default "N lines of instructions"
 
     def describe(self) -> str:
-        return f"{self.path}: {len(self.lines)} lines of instructions"
+        return f"{self.path}: {self.what or f'{len(self.lines)} lines of instructions'}"
 
     @property
     def begin(self) -> str:
@@ -116,6 +117,7 @@ def _write(path: Path, text: str | None, *, removing: bool = False) -> None:
     if text is None:
         if existed:
             path.unlink()
+            _remove_empty_parents(path.parent)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if existed else 0o644
@@ -128,6 +130,19 @@ def _write(path: Path, text: str | None, *, removing: bool = False) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _remove_empty_parents(directory: Path, levels: int = 2) -> None:
+    """A configuration directory (``.claude``, ``.cursor/rules``...) left empty goes too:
+    init made it, there is nothing of the user's in it."""
+    for _ in range(levels):
+        if not (directory.name.startswith(".") or directory.name in ("rules", "opencode")):
+            return
+        try:
+            directory.rmdir()
+        except OSError:  # not empty, or not ours to remove
+            return
+        directory = directory.parent
 
 
 def _same(before: str, after: str | None) -> bool:

@@ -26,6 +26,6 @@ def edits(
     )
     notes = home / ".codex" / "AGENTS.md" if scope == "global" else project / "AGENTS.md"
     return [
-        TextBlock(home / ".codex" / "config.toml", server, comment=("# ", "")),
+        TextBlock(home / ".codex" / "config.toml", server, ("# ", ""), what="mcp_servers.agentout"),
         TextBlock(notes, instructions()),
     ]
