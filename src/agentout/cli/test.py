@@ -14,6 +14,7 @@ from agentout.cli._options import (
     budget_options,
     fail,
     format_option,
+    record_delivery,
     reports_errors,
     tokenizer_option,
 )
@@ -117,7 +118,9 @@ def _junit(files: tuple[str, ...], options: dict[str, Any]) -> int:
     from agentout.sources.testing.report import render
 
     run = read_junit(files)
-    click.echo(render(run, **options), nl=False)
+    text = render(run, **options)
+    click.echo(text, nl=False)
+    record_delivery("test", " ".join(files), text, tokenizer=options.get("tokenizer"), raw=None)
     return EXIT_FAILED if run.counts.failed or run.counts.errors else EXIT_OK
 
 

@@ -98,12 +98,21 @@ def to_result(reply: Reply, limits: Limits) -> CallToolResult:
     if refs:
         meta["spilled"] = [_spilled(ref) for ref in refs]
     content: list[ContentBlock] = [TextContent(text=fitted.text), *map(resource_link, refs)]
+    _record(fitted.text, limits)
     return CallToolResult(
         content=content,
         structured_content=structured,
         is_error=reply.error,
         _meta={META_KEY: meta} if meta else None,
     )
+
+
+def _record(text: str, limits: Limits) -> None:
+    """The savings ledger's row for this tool result (``agentout.ledger``; never fails)."""
+    from agentout import ledger
+
+    if ledger.enabled():
+        ledger.record(tool="mcp", command="", delivered_tokens=limits.tokenizer.count(text))
 
 
 def _error(message: str, ref: SpillRef | None = None) -> CallToolResult:

@@ -107,6 +107,10 @@ def run(
         if len(argv) != 1:
             raise ValueError("--shell takes the command line as one argument")
         argv = process.shell_argv(argv[0])
+    elif reduce and format == "raw":
+        tested = _tests(argv, max_tokens, max_chars, tokenizer)
+        if tested is not None:
+            return tested
     check_mode(mode)
     threshold = resolve_threshold(inline_threshold)
     redactor = _redactor(redact)
@@ -145,6 +149,35 @@ def run(
         reducer=reducer,
         redactor=redactor if keep_secrets else None,
     )
+    return CommandRun(outcome, delivery)
+
+
+def _tests(
+    argv: Sequence[str],
+    max_tokens: int | None,
+    max_chars: int | None,
+    tokenizer: str | Tokenizer | None,
+) -> CommandRun | None:
+    """A test command (pytest, jest, vitest, go test, cargo test, ...) run as ``agentout
+    test -- CMD`` runs it: its machine-readable results read into the agent test report
+    (every failing test named, each cause once), not its text."""
+    from agentout.sources.testing.runners import RunnerError, detect, run_tests
+
+    runner = detect(list(argv))
+    if runner is None:
+        return None
+    try:
+        done = run_tests(
+            runner,
+            max_tokens=max_tokens if max_tokens is not None else 5000,
+            max_chars=max_chars,
+            tokenizer=tokenizer if isinstance(tokenizer, str) or tokenizer is None else None,
+        )
+    except RunnerError:
+        return None  # it cannot start: run it as any command, which says why
+    seconds = done.run.duration or 0.0
+    outcome = CommandOutcome(tuple(done.argv), done.exit_status, seconds)
+    delivery = TextDelivery(done.text, "reduced", reducer=f"tests/{done.runner}")
     return CommandRun(outcome, delivery)
 
 
