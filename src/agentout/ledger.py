@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # record_later runs in every agentout run: no sqlite3 there
+    import sqlite3
 
 __all__ = [
     "ENV",
@@ -104,6 +106,8 @@ def database_path() -> Path:
 
 
 def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
+    import sqlite3
+
     if create:
         from agentout.spill import private_dir
 

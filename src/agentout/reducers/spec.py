@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +58,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["Case", "Spec", "SpecError", "load_spec"]
+__all__ = ["Case", "Spec", "SpecError", "load_spec", "safety_problems"]
 
 
 class SpecError(InputError):
@@ -371,8 +371,6 @@ def load_spec(path: str | Path, text: str | None = None, *, check: bool = False)
     if not isinstance(steps, list):
         raise SpecError("step: expected [[step]] tables", name)
     checked = tuple(_check_step(step, i, name, check) for i, step in enumerate(steps))
-    from agentout.reducers.verify import safety_problems
-
     problems = safety_problems(_written(checked))
     if problems:
         raise SpecError(f"refused: {problems[0]}", name)
@@ -457,3 +455,27 @@ def _check_case(case: Any, i: int, path: str) -> Case:
             raise SpecError(f"{where}.{key}: expected a list of strings", path)
         lists[key] = tuple(value)
     return Case(case["fixture"], lists["contains"], lists["not_contains"])
+
+
+# -- what a reducer file may not say ---------------------------------------------------------
+
+_MARKERS = ("[agentout", "[… ", "[exit ", "[secret:")
+_HIDDEN = {
+    *range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200B, 0x200C,
+    0x200D, 0x200E, 0x200F, *range(0x2028, 0x202F), *range(0x2060, 0x2065),
+    *range(0x2066, 0x206A), 0xFEFF, *range(0xE0000, 0xE0080),
+}  # fmt: skip
+
+
+def safety_problems(texts: Iterable[tuple[str, str]]) -> list[str]:
+    """For each (where, text) a reducer writes into its output: a marker agentout prints
+    itself, or a character that hides or reorders text, is a problem."""
+    problems = []
+    for where, text in texts:
+        for marker in _MARKERS:
+            if marker in text:
+                problems.append(f"{where}: {marker!r} is how agentout's own markers begin")
+        hidden = sorted({f"U+{ord(c):04X}" for c in text if ord(c) in _HIDDEN})
+        if hidden:
+            problems.append(f"{where}: hidden or reordering characters {', '.join(hidden)}")
+    return problems

@@ -13,8 +13,6 @@ Each case goes through the same delivery ``agentout run`` uses, and passes when:
 - the result costs no more tokens than the raw output (plus the ``[exit N]`` line);
 - it contains each ``contains`` string and none of the ``not_contains`` ones.
 
-``safety_problems`` reads a reducer file's own text (its templates and labels) for what
-could pose as agentout's markers or hide text from the reader.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from __future__ import annotations
 import gzip
 import json
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -30,7 +28,7 @@ from typing import Any
 
 from agentout.reducers import Reducer
 
-__all__ = ["CASES", "Case", "Outcome", "cases_for", "check", "load_case", "safety_problems"]
+__all__ = ["CASES", "Case", "Outcome", "cases_for", "check", "load_case"]
 
 CASES = "cases"  # agentout's recorded cases, in the package beside the reducers
 
@@ -179,27 +177,3 @@ def check(reducer: Reducer, case: Case) -> Outcome:
         if unwanted in text:
             outcome.problems.append(f"contains {unwanted!r}")
     return outcome
-
-
-# -- what a reducer file may not say ---------------------------------------------------------
-
-_MARKERS = ("[agentout", "[… ", "[exit ", "[secret:")
-_HIDDEN = {
-    *range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200B, 0x200C,
-    0x200D, 0x200E, 0x200F, *range(0x2028, 0x202F), *range(0x2060, 0x2065),
-    *range(0x2066, 0x206A), 0xFEFF, *range(0xE0000, 0xE0080),
-}  # fmt: skip
-
-
-def safety_problems(texts: Iterable[tuple[str, str]]) -> list[str]:
-    """For each (where, text) a reducer writes into its output: a marker agentout prints
-    itself, or a character that hides or reorders text, is a problem."""
-    problems = []
-    for where, text in texts:
-        for marker in _MARKERS:
-            if marker in text:
-                problems.append(f"{where}: {marker!r} is how agentout's own markers begin")
-        hidden = sorted({f"U+{ord(c):04X}" for c in text if ord(c) in _HIDDEN})
-        if hidden:
-            problems.append(f"{where}: hidden or reordering characters {', '.join(hidden)}")
-    return problems

@@ -11,6 +11,7 @@ reducer's compact form, or the lines that matter within the budget, the rest sto
 
 from __future__ import annotations
 
+import os
 import shlex
 import signal
 from collections.abc import Callable, Sequence
@@ -152,6 +153,15 @@ def run(
     return CommandRun(outcome, delivery)
 
 
+# The programs a test command runs (``agentout.sources.testing.runners.detect`` decides).
+_TEST_PROGRAMS = {
+    "pytest", "py.test", "jest", "vitest", "go", "cargo", "cargo-nextest", "mvn", "mvnw",
+    "gradle", "gradlew", "node", "nodejs",
+}  # fmt: skip
+_BUILD_TOOLS = {"mvn", "mvnw", "gradle", "gradlew"}
+_TEST_GOALS = {"test", "verify", "check", "integration-test"}
+
+
 def _tests(
     argv: Sequence[str],
     max_tokens: int | None,
@@ -161,6 +171,11 @@ def _tests(
     """A test command (pytest, jest, vitest, go test, cargo test, ...) run as ``agentout
     test -- CMD`` runs it: its machine-readable results read into the agent test report
     (every failing test named, each cause once), not its text."""
+    names = {os.path.basename(word).lower() for word in argv}
+    if not names & _TEST_PROGRAMS:
+        return None  # most commands: nothing of the test machinery is imported
+    if names & _BUILD_TOOLS and not names & _TEST_GOALS:
+        return None  # mvn compile, gradle build: a build, read by the build reducer
     from agentout.sources.testing.runners import RunnerError, detect, run_tests
 
     runner = detect(list(argv))
