@@ -2,7 +2,7 @@
 
 A case is real recorded output: a directory with ``cmd`` (the argv as JSON), ``output``
 (or ``output.gz``), ``exit`` and, optionally, ``facts.json``. Agentout's own reducers are
-checked against every recorded case whose command they handle (``CASES``); a reducer
+checked against every recorded case whose command they handle (``cases_root()``); a reducer
 file lists its own with ``[[case]] fixture = "DIR"`` (relative to the file), and may
 say what the result must and must not contain.
 
@@ -22,7 +22,6 @@ import json
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -100,13 +99,24 @@ def load_case(folder: Path, name: str | None = None) -> Case:
     return Case(name or folder.name, tuple(argv), output, status, facts)
 
 
+def cases_root() -> Path | None:
+    """Where agentout's recorded cases are: in the installed package, or, in a checkout
+    of the repository, its test fixtures."""
+    here = Path(__file__).resolve().parent
+    for folder in (here / CASES, here.parents[2] / "tests" / "fixtures" / "commands"):
+        if folder.is_dir():
+            return folder
+    return None
+
+
 def builtin_cases() -> Iterator[Case]:
     """Every case recorded for agentout's own reducers (``family/name``)."""
-    root = resources.files("agentout.reducers") / CASES
-    with resources.as_file(root) as folder:
-        for family in sorted(p for p in Path(folder).iterdir() if p.is_dir()):
-            for case in sorted(p for p in family.iterdir() if p.is_dir()):
-                yield load_case(case, f"{family.name}/{case.name}")
+    root = cases_root()
+    if root is None:
+        return
+    for family in sorted(p for p in root.iterdir() if p.is_dir()):
+        for case in sorted(p for p in family.iterdir() if p.is_dir()):
+            yield load_case(case, f"{family.name}/{case.name}")
 
 
 def cases_for(reducer: Reducer, recorded: Sequence[Case]) -> list[Case]:
