@@ -30,6 +30,7 @@ TERSE_LINE_CHARS = 400  # a longer line also has a terse view: its start and its
 _MINED_AT_MOST = 5000  # warnings mined for shapes (Drain: ~25 µs a line)
 # What varies between lines of one shape: numbers, and quoted or bracketed names.
 _SHAPE_LETTERS = 8
+_LOCATED = re.compile(r"\S:\d+:\d+: ")
 _SHAPE = re.compile(r"\d+|‘[^’]*’|'[^']*'|\"[^\"]*\"|`[^`]*`")
 
 
@@ -73,11 +74,19 @@ def _what_matters(items: Sequence[_Shown]) -> list[_Shown]:
     from agentout.sources.scan import is_detail
 
     errors = {item.line.n for item in items if item.level == "error"}
+    # an error that says where it is (file:line:col: error: ...) needs no code frame under it
+    located = {
+        item.line.n for item in items if item.level == "error" and _LOCATED.search(item.text)
+    }
     keep = {
         item.line.n
         for item in items
         if item.level in ("error", "warning")
-        or (item.level == "context" and item.line.parent in errors)
+        or (
+            item.level == "context"
+            and item.line.parent in errors
+            and not (item.line.parent in located and is_detail(item.text))
+        )
     }
     plain = [
         item

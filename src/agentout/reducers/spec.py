@@ -21,13 +21,13 @@ knowing the output lines it stands for. Steps, in order:
 - ``replace = [{pattern = re, with = template}, ...]``: the first rule that matches a
   line rewrites it (``{name}`` is a named group, ``{0}`` the whole match).
 - ``section = {start, label, item?, template?, join?, stop?}``: the lines after a
-  ``start`` line that match ``item`` (default: any non-blank line, as ``{item}``), up
+  ``start`` line (its named groups fill ``label``) that match ``item`` (default: any non-blank line, as ``{item}``), up
   to a blank line or a ``stop`` line, become one line: ``label`` then the items (each
   as ``template``) joined by ``join`` (", ").
-- ``group = {pattern, key, header, item, terse?}``: consecutive lines matching
+- ``group = {pattern, key, header, item, terse?, join?}``: consecutive lines matching
   ``pattern`` with the same ``key`` group become one block: ``header`` once, then each
-  line as ``item``; under a tight budget the block shows its first ``terse`` items (1)
-  and says how many more.
+  line as ``item`` (all on the header's line, joined by ``join``, if it is given); under
+  a tight budget the block shows its first ``terse`` items (1) and says how many more.
 - ``dedupe = {pattern, key, line, message, title?}``: each matching line becomes
   ``line`` and the first ``message`` of each ``key`` is said once, in one block at the
   end (``title``, then ``KEY: message (×N)``).
@@ -182,15 +182,18 @@ class Spec:
         current: _Block | None = None
         items: list[str] = []
 
+        label = spec["label"]
+
         def close() -> None:
             if current is not None:
-                current.lines = [spec["label"] + (" " + join.join(items) if items else "")]
+                current.lines = [label + (" " + join.join(items) if items else "")]
 
         for block in blocks:
             line = block.lines[0] if len(block.lines) == 1 else None
-            if line is not None and start.search(line):
+            if line is not None and (opened := start.search(line)):
                 close()
                 current, items = _Block([], block.n, block.last), []
+                label = _fill(spec["label"], opened)
                 out.append(current)
                 continue
             if current is not None and line is not None:
@@ -214,6 +217,11 @@ class Spec:
         pattern = self._re(spec["pattern"])
         key_of, header, item = spec["key"], spec["header"], spec["item"]
         terse_items = int(spec.get("terse", 1))
+        joined: str | None = spec.get("join")
+        headers: dict[int, str] = {}
+
+        def header_text(group: _Block) -> str:
+            return headers[id(group)]
         out: list[_Block] = []
         current: tuple[str, _Block, list[str]] | None = None
         for block in blocks:
@@ -225,10 +233,15 @@ class Spec:
             key = _fill(key_of, found)
             if current is None or current[0] != key:
                 group = _Block([_fill(header, found)], block.n, block.last)
+                headers[id(group)] = group.lines[0]
                 current = (key, group, [])
                 out.append(group)
             _, group, items = current
             items.append(_fill(item, found))
+            if joined is not None:  # the items on the header's line
+                group.lines = [header_text(group) + " " + joined.join(items)]
+                group.last = block.last
+                continue
             group.lines = [group.lines[0], *items]
             group.last = block.last
             group.important = group.important or block.important
