@@ -122,9 +122,9 @@ def _entry_points() -> list[tuple[str, str]]:
     """(name, "module:attr") of the installed ``agentout.reducers`` entry points, sorted,
     from the cache while ``sys.path`` is unchanged."""
     key = []
-    for entry in sys.path:
+    for entry in sys.path[1:]:  # sys.path[0] is the script's directory (or ""), not a site
         if not entry or entry == os.getcwd():
-            continue  # the script's directory: not where packages are installed
+            continue
         try:
             key.append([entry, os.stat(entry or ".").st_mtime_ns])
         except OSError:
