@@ -134,7 +134,7 @@ def test_a_broken_project_reducer_is_skipped_with_one_line_and_the_builtin_used(
 ) -> None:
     folder = isolated / ".agentout" / "reducers"
     folder.mkdir(parents=True)
-    (folder / "broken.toml").write_text("name = [\n")
+    (folder / "broken.toml").write_text('name = "x"\nmatch = [["git", "status"]\n')
     reducer = find(["git", "status"])
     assert reducer is not None
     assert reducer.name == "git/status"

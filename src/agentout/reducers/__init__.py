@@ -19,9 +19,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from agentout.records import Record
+if TYPE_CHECKING:  # every command looks its reducer up: the records model loads when used
+    from agentout.records import Record
 
 __all__ = [
     "REDUCE_MAX_BYTES",

@@ -29,11 +29,11 @@ _PYTHON: tuple[tuple[str, str, tuple[tuple[str, ...], ...]], ...] = (
 @cache
 def builtins() -> tuple[Reducer, ...]:
     from agentout.reducers.registry import Lazy
-    from agentout.reducers.spec import load_spec
+    from agentout.reducers.spec import SpecFile
 
     folder = Path(__file__).parent / "toml"  # installed beside this module, always a directory
     found: list[Reducer] = []
     for entry in sorted(folder.glob("*.toml")):
-        found.append(load_spec(f"<agentout>/{entry.name}", entry.read_text("utf-8")))
+        found.append(SpecFile(f"<agentout>/{entry.name}", entry.read_text("utf-8")))
     found.extend(Lazy(target, prefixes, name) for name, target, prefixes in _PYTHON)
     return tuple(found)

@@ -89,13 +89,10 @@ def _toml_in(folder: Path | None) -> Iterator[Reducer]:
     out (the command still runs; ``agentout reducers verify`` says the same, exit 2)."""
     if folder is None or not folder.is_dir():
         return
-    from agentout.reducers.spec import SpecError, load_spec
+    from agentout.reducers.spec import SpecFile
 
     for path in sorted(folder.glob("*.toml")):
-        try:
-            yield load_spec(path)
-        except SpecError as exc:
-            sys.stderr.write(f"agentout: warning: {exc}; this reducer is not used\n")
+        yield SpecFile(path)
 
 
 def reducers(cwd: str | os.PathLike[str] | None = None) -> Iterator[Reducer]:

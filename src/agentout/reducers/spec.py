@@ -50,7 +50,6 @@ from pathlib import Path
 from typing import Any
 
 from agentout.errors import InputError
-from agentout.records import Record
 from agentout.reducers import Output, Reduced
 
 if sys.version_info >= (3, 11):
@@ -58,7 +57,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["Case", "Spec", "SpecError", "load_spec", "safety_problems"]
+__all__ = ["Case", "Spec", "SpecError", "SpecFile", "load_spec", "safety_problems"]
 
 
 class SpecError(InputError):
@@ -222,6 +221,7 @@ class Spec:
 
         def header_text(group: _Block) -> str:
             return headers[id(group)]
+
         out: list[_Block] = []
         current: tuple[str, _Block, list[str]] | None = None
         for block in blocks:
@@ -325,7 +325,9 @@ def _map_lines(blocks: list[_Block], change: Any) -> list[_Block]:
     return out
 
 
-def _record(block: _Block) -> Record:
+def _record(block: _Block) -> Any:
+    from agentout.records import Record
+
     full: dict[str, Any] = {"text": "\n".join(block.lines)}
     if block.n is not None:
         full.update(n=block.n, last=block.last)
@@ -333,6 +335,55 @@ def _record(block: _Block) -> Record:
         return Record.of(full, kind="R")
     terse = {**full, "text": "\n".join(block.terse)}
     return Record.of(terse, full, kind="R")
+
+
+class SpecFile:
+    """A reducer file, read only once a command could match it: a file whose text does not
+    even name the command's first word (``"git"``) or a wildcard cannot, and every command
+    looks through all of them. One that cannot be read is named on stderr, once, and not
+    used (``agentout reducers verify`` says the same, with exit status 2)."""
+
+    def __init__(self, path: str | Path, text: str | None = None) -> None:
+        self.path = str(path)
+        self._text = text
+        self._loaded: Spec | None = None
+        self._broken = False
+
+    def text(self) -> str:
+        if self._text is None:
+            try:
+                self._text = Path(self.path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                self._text = ""
+        return self._text
+
+    def load(self) -> Spec | None:
+        if self._loaded is None and not self._broken:
+            try:
+                self._loaded = load_spec(self.path, self.text())
+            except SpecError as exc:
+                self._broken = True
+                sys.stderr.write(f"agentout: warning: {exc}; this reducer is not used\n")
+        return self._loaded
+
+    def matches(self, words: Sequence[str]) -> bool:
+        text = self.text()
+        if f'"{words[0]}"' not in text and f"'{words[0]}'" not in text and '"*"' not in text:
+            return False
+        spec = self.load()
+        return spec is not None and spec.matches(words)
+
+    def reduce(self, output: Output) -> Reduced | None:
+        spec = self.load()
+        return None if spec is None else spec.reduce(output)
+
+    def __getattr__(self, name: str) -> Any:  # name, facts, cases, complete, description...
+        if name.startswith("_"):
+            raise AttributeError(name)
+        spec = self.load()
+        if spec is None:
+            raise SpecError("cannot be read", self.path)
+        return getattr(spec, name)
 
 
 # -- reading a file ---------------------------------------------------------------------------
