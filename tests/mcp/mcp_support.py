@@ -71,3 +71,22 @@ def http_server(
 ) -> contextlib.AbstractContextManager[str]:
     """``agentout serve --http 0 ARGS`` as a child process; yields its URL; always ended."""
     return serve_http(args, env, wait=wait)
+
+
+def header(result: CallToolResult) -> dict[str, Any]:
+    """The fields of the result's H line (agentout's records format)."""
+    from agentout.formats.records import parse
+
+    rows = parse(texts(result))
+    assert rows[0][0] == "H"
+    return rows[0][1]
+
+
+def tools(server: MCPServer[Any]) -> dict[str, Any]:
+    """The server's tools as a client lists them, by name."""
+
+    async def go() -> Any:
+        async with Client(server) as client:
+            return (await client.list_tools()).tools
+
+    return {tool.name: tool for tool in run(go)}
