@@ -90,3 +90,10 @@ def tools(server: MCPServer[Any]) -> dict[str, Any]:
             return (await client.list_tools()).tools
 
     return {tool.name: tool for tool in run(go)}
+
+
+def served_store(spill_dir: Path, *roots: Path) -> Path:
+    """Where ``agentout serve --root ROOT...`` keeps its files in the store at ``spill_dir``."""
+    from agentout.mcp.config import namespace_for
+
+    return spill_dir / "namespaces" / namespace_for(Roots.of(roots))

@@ -65,6 +65,12 @@ class _AgentoutServer(MCPServer[Any]):
         super().__init__(**kwargs)
         self.store = store
 
+    async def serve_streams(self, read: Any, write: Any) -> None:
+        """Serve one connection over a stream pair, as ``run_stdio_async`` does over the
+        SDK's stdio transport (agentout's own stdio transport calls this)."""
+        lowlevel = self._lowlevel_server
+        await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
     async def list_resources(self) -> list[Resource]:
         listed = await super().list_resources()
         stored = [f for f in self.store.files() if NAME_PATTERN.match(f.path.name)]
