@@ -97,3 +97,16 @@ def served_store(spill_dir: Path, *roots: Path) -> Path:
     from agentout.mcp.config import namespace_for
 
     return spill_dir / "namespaces" / namespace_for(Roots.of(roots))
+
+
+def agent_tokens(result: CallToolResult) -> int:
+    """What the agent is shown of a result, counted exactly (o200k_base): each text block's
+    text, and every other block (a resource_link) as the JSON the client receives."""
+    shown = 0
+    for block in result.content:
+        if block.type == "text":
+            shown += count(block.text)
+        else:
+            as_sent = block.model_dump(mode="json", by_alias=True, exclude_none=True)
+            shown += count(json.dumps(as_sent, ensure_ascii=False, separators=(",", ":")))
+    return shown

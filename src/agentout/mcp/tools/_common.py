@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Annotated
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -11,7 +12,8 @@ from pydantic import Field
 
 from agentout.errors import AgentoutError
 from agentout.mcp.config import ServerConfig
-from agentout.mcp.fit import DEFAULT_MAX_TOKENS, MAX_TOKENS, MIN_TOKENS, SPILL_URI
+from agentout.mcp.fit import DEFAULT_MAX_TOKENS, MAX_TOKENS, MIN_TOKENS, SPILL_URI, Limits
+from agentout.mcp.results import reserve
 from agentout.truncate import truncate_string
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "MaxTokens",
     "Short",
     "Threshold",
+    "packing",
     "readable",
     "tool_errors",
 ]
@@ -76,3 +79,14 @@ def readable(config: ServerConfig, path: str) -> str:
     if path.startswith(SPILL_URI):
         return str(config.store.resolve(path[len(SPILL_URI) :]))
     return str(config.roots.resolve(path))
+
+
+def packing(limits: Limits, *files: tuple[str, str]) -> Limits:
+    """The limits a library call packs its text within: the call's budget less the room
+    the links to the files it may spill take (one per (kind, suffix)), so that the text
+    and the links together fit what the agent is shown. A budget under three times that
+    room is left whole: the text then names its files, and the links are left out."""
+    room = reserve(limits.tokenizer, *files)
+    if limits.max_tokens < 3 * room:
+        return limits
+    return replace(limits, max_tokens=limits.max_tokens - room)

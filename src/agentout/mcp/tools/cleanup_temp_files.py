@@ -12,7 +12,7 @@ from pydantic import Field
 from agentout.deliver import deliver_records
 from agentout.mcp.config import ServerConfig
 from agentout.mcp.results import Reply, to_result
-from agentout.mcp.tools._common import MaxTokens, Threshold, tool_errors
+from agentout.mcp.tools._common import MaxTokens, Threshold, packing, tool_errors
 
 NAME = "cleanup_temp_files"
 DESCRIPTION = (
@@ -77,7 +77,8 @@ def _clean(
         delivery = deliver_records(
             ({"file": stored.path.name, "bytes": stored.size} for stored in removed),
             header=header,
-            max_tokens=limits.max_tokens,
+            # the list of files, and the files' names cut from the structured content
+            max_tokens=packing(limits, ("clean", ".jsonl"), ("mcp", ".json")).max_tokens,
             inline_threshold=limits.inline_threshold,
             tokenizer=limits.tokenizer,
             store=store,

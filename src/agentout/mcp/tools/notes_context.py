@@ -15,7 +15,15 @@ from agentout.errors import InputError
 from agentout.mcp.config import ServerConfig
 from agentout.mcp.fit import Limits
 from agentout.mcp.results import Reply, to_result
-from agentout.mcp.tools._common import MAX_ITEMS, SHORT, MaxTokens, Short, Threshold, tool_errors
+from agentout.mcp.tools._common import (
+    MAX_ITEMS,
+    SHORT,
+    MaxTokens,
+    Short,
+    Threshold,
+    packing,
+    tool_errors,
+)
 from agentout.pack import pack
 from agentout.records import Result
 from agentout.spill import SpillRef
@@ -88,7 +96,7 @@ def _context(
         meta: dict[str, Any] = {}
         if vault.problems:
             meta["problems"] = [str(p) for p in vault.problems[:20]]
-        delivery = deliver_result(result, limits, kind="notes")
+        delivery = deliver_result(result, packing(limits, ("notes", ".txt")), kind="notes")
         return to_result(Reply.of_delivery(delivery, **meta), limits)
 
 

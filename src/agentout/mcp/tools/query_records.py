@@ -13,7 +13,15 @@ from pydantic import Field
 from agentout.errors import InputError
 from agentout.mcp.config import ServerConfig
 from agentout.mcp.results import Reply, to_result
-from agentout.mcp.tools._common import MAX_ITEMS, SHORT, MaxTokens, Short, Threshold, tool_errors
+from agentout.mcp.tools._common import (
+    MAX_ITEMS,
+    SHORT,
+    MaxTokens,
+    Short,
+    Threshold,
+    packing,
+    tool_errors,
+)
 
 NAME = "query_records"
 DESCRIPTION = (
@@ -118,7 +126,7 @@ def _query(
             answer = run_query(
                 files,
                 **how,
-                max_tokens=limits.max_tokens,
+                max_tokens=packing(limits, ("records", ".jsonl")).max_tokens,
                 tokenizer=limits.tokenizer,
                 inline_threshold=limits.inline_threshold,
                 store=config.store,

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from agentout.mcp.config import ServerConfig
 from agentout.mcp.results import Reply, to_result
-from agentout.mcp.tools._common import Argument, MaxTokens, Threshold, tool_errors
+from agentout.mcp.tools._common import Argument, MaxTokens, Threshold, packing, tool_errors
 
 NAME = "run_command"
 DESCRIPTION = (
@@ -83,7 +83,8 @@ def _run(
         if done.error is not None:
             header["error"] = done.error
         header["duration"] = f"{done.duration:.2f}s"
-        delivery = sink.deliver(header, max_tokens=limits.max_tokens, tokenizer=limits.tokenizer)
+        room = packing(limits, ("run", ".log")).max_tokens
+        delivery = sink.deliver(header, max_tokens=room, tokenizer=limits.tokenizer)
         reply = Reply.of_delivery(delivery, exit=done.exit_status)
         failed = done.error is not None
         return to_result(Reply(reply.text, reply.refs, error=failed, meta=reply.meta), limits)

@@ -18,7 +18,7 @@ from pydantic import Field
 from agentout.errors import AgentoutError
 from agentout.mcp.config import ServerConfig
 from agentout.mcp.results import Reply, to_result
-from agentout.mcp.tools._common import MAX_ITEMS, SHORT, MaxTokens, Short, tool_errors
+from agentout.mcp.tools._common import MAX_ITEMS, SHORT, MaxTokens, Short, packing, tool_errors
 from agentout.spill import SpillRef, SpillStore
 
 NAME = "run_tests"
@@ -93,7 +93,8 @@ def _argv(
         # what pytest gets is the checked path itself, never the caller's string
         selected.append(f"{config.roots.resolve(path)}{separator}{node}")
     argv = [sys.executable, "-m", "pytest", "--agent", f"--agent-focus={focus}"]
-    argv += [f"--agent-limit={limits.max_tokens}", "--agent-format=records"]
+    room = packing(limits, ("test", ".txt")).max_tokens  # the plugin links its full report
+    argv += [f"--agent-limit={room}", "--agent-format=records"]
     argv.append(f"--agent-tokenizer={limits.tokenizer.name}")
     # attached, so a value starting with "-" is an expression, never an option; an empty
     # one selects nothing out, as pytest's own -k "" does (a bare -k would take the next
