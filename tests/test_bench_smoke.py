@@ -119,3 +119,51 @@ def test_pytest_fixed_costs_are_measured() -> None:
     assert imported is not None
     assert 0 < float(imported.group(1)) < 1000
     assert re.search(r"another Python thread runs at \d+% of its speed", text)
+
+
+def test_shell_report_counts_facts_and_tokens_from_recorded_output() -> None:
+    """bench_shell's report on recorded fixtures: a copy keeps every fact at the same cost,
+    an empty output loses them all (no tools needed)."""
+    import sys
+
+    bench_shell = importlib.import_module("bench_shell")
+    from shell.capture import Captured
+    from shell.cases import BENCH
+
+    tests_dir = str(Path(__file__).resolve().parent)
+    sys.path.insert(0, tests_dir)
+    try:
+        from command_fixtures import Fixture, fixtures
+    finally:
+        sys.path.remove(tests_dir)
+    recorded: dict[str, Fixture] = {f.name: f for f in fixtures()}
+    measured = []
+    for case in BENCH[:3]:
+        raw = Captured(recorded[case.name].output, recorded[case.name].exit, 0.01)
+        empty = Captured(b"", raw.exit, 0.2)
+        measured.append(bench_shell.Measured.of(case, raw, raw, case.argv, empty))
+    facts = sum(len(m.facts) for m in measured)
+    assert facts > 0
+    assert all(m.rtk_lost == () and m.rtk_tokens == m.raw_tokens for m in measured)
+    assert all(len(m.ours_lost) == len(m.facts) and m.ours_tokens == 0 for m in measured)
+    timed = [bench_shell.Timed(BENCH[0], (0.010, 0.012, 0.011), (0.02,) * 3, (0.1, 0.1, 0.2))]
+    text = bench_shell.section(measured, timed, ["`x` skipped: no tool"], [])
+    assert "Median time agentout adds to a small command: **90.0 ms**" in text
+    without_rtk, ok = bench_shell.timing_table([bench_shell.Timed(BENCH[0], (0.01,), (), (0.03,))])
+    assert "| `git-status` | 10.0 ms | n/a | 30.0 ms | n/a | 20.0 ms |" in without_rtk
+    assert ok
+    assert f"agentout **0/{facts:,} (0%)**" in text
+    assert f"rtk {facts:,}/{facts:,} (100%)" in text
+    assert "`x` skipped: no tool" in text
+    assert "All targets met: FAIL" in text
+
+
+def test_shell_cases_are_chosen_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench_shell = importlib.import_module("bench_shell")
+    monkeypatch.setenv(bench_shell.CASES_ENV, "ruff, git-status")
+    assert [c.name for c in bench_shell.selected()] == ["ruff", "git-status"]
+    monkeypatch.setenv(bench_shell.CASES_ENV, "git-status,nope")
+    with pytest.raises(SystemExit, match="no such case: nope"):
+        bench_shell.selected()
+    monkeypatch.delenv(bench_shell.CASES_ENV)
+    assert len(bench_shell.selected()) == len(bench_shell.BENCH)

@@ -49,7 +49,10 @@ def _wait_gone(pid: int, seconds: float = 5.0) -> bool:
 def test_statuses_as_a_shell_reports_them(tmp_path: Path) -> None:
     assert _run(["sh", "-c", "exit 3"])[0].exit_status == 3
     missing = _run(["agentout-no-such-command"])[0]
-    assert (missing.exit_status, missing.error) == (127, "agentout-no-such-command: command not found")
+    assert (missing.exit_status, missing.error) == (
+        127,
+        "agentout-no-such-command: command not found",
+    )
     script = tmp_path / "script"
     script.write_text("#!/bin/sh\necho hi\n")
     assert _run([str(script)])[0].exit_status == 126  # not executable
@@ -58,7 +61,13 @@ def test_statuses_as_a_shell_reports_them(tmp_path: Path) -> None:
 
 
 def test_stdout_and_stderr_merged_in_order() -> None:
-    code = "import sys\nfor i in range(50):\n    (sys.stdout if i % 2 else sys.stderr).write(f'{i}\\n'); (sys.stdout if i % 2 else sys.stderr).flush()"
+    code = (
+        "import sys\n"
+        "for i in range(50):\n"
+        "    stream = sys.stdout if i % 2 else sys.stderr\n"
+        "    stream.write(f'{i}\\n')\n"
+        "    stream.flush()\n"
+    )
     outcome, out = _run([PY, "-c", code])
     assert outcome.exit_status == 0
     assert out.decode().split() == [str(i) for i in range(50)]

@@ -20,11 +20,17 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentout.capture import (  # the inline threshold and the modes are capture's
+    DEFAULT_INLINE_THRESHOLD,
+    MODES,
+    Mode,
+    check_mode,
+    resolve_threshold,
+)
 from agentout.errors import InputError
 from agentout.fields import FieldSummary
 from agentout.formats import Format
@@ -48,34 +54,9 @@ __all__ = [
     "resolve_threshold",
 ]
 
-Mode = Literal["auto", "inline", "file"]
-MODES: tuple[Mode, ...] = ("auto", "inline", "file")
-DEFAULT_INLINE_THRESHOLD = 8192
-ENV_THRESHOLD = "AGENTOUT_INLINE_THRESHOLD"
 _PREVIEW_ROWS = 50
 _HEADER_FIELDS = 20  # the header is always shown; the S lines name every field anyway
 _MIN_REFERENCE_CHARS = 1024  # the header alone (a path, the fields) can take 300
-
-
-def resolve_threshold(value: int | None = None) -> int:
-    """The call's value, else ``$AGENTOUT_INLINE_THRESHOLD``, else 8192 bytes."""
-    if value is not None:
-        if value < 0:
-            raise ValueError(f"inline threshold must be >= 0 bytes, got {value}")
-        return value
-    configured = os.environ.get(ENV_THRESHOLD, "").strip()
-    if not configured:
-        return DEFAULT_INLINE_THRESHOLD
-    if not configured.isdigit():
-        raise ValueError(f"{ENV_THRESHOLD}={configured!r}: expected a number of bytes")
-    return int(configured)
-
-
-def check_mode(mode: str) -> Mode:
-    for known in MODES:
-        if mode == known:
-            return known
-    raise ValueError(f"unknown delivery mode {mode!r}; known: {', '.join(MODES)}")
 
 
 class Spool:

@@ -113,7 +113,8 @@ class _Packer:
 
     def document(self, tokens: int) -> Document:
         records = self.result.records
-        picked = tuple((records[i], records[i].views[v]) for i, v in sorted(self.chosen.items()))
+        order = sorted(self.chosen.items())
+        picked = tuple((records[i], records[i].views[v]) for i, v in order)
         included = sum(1 for i in self.chosen if not records[i].forced)
         reduced = sum(
             1 for i, v in self.chosen.items() if not records[i].forced and v < self.cap(records[i])
@@ -129,7 +130,8 @@ class _Packer:
             truncated=omitted > 0 or reduced > 0,
             over_budget=self.over_budget,
         )
-        return Document(self.result.header, stats, picked, self.result.summary)
+        indices = tuple(i for i, _ in order)
+        return Document(self.result.header, stats, picked, self.result.summary, indices)
 
     def render(self) -> tuple[str, Document]:
         """Render with the exact token count of the very text rendered.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ PART_CHARS = 2000
 JSONL_LINE_CHARS = 20_000  # a record is worth showing whole, as its fields, up to this
 _MIN_RECORD_TOKENS = 4  # "L n=1 text=x" is never cheaper: caps the lines worth reading
 _READ_BYTES = 1 << 16
+_ID = re.compile(r"[0-9a-f]{16}")
 
 # (line number, part (0: the whole line), text, whether it is the line's last part)
 _Piece = tuple[int, int, str, bool]
@@ -75,7 +77,7 @@ def page(
     grep: str | None = None,
     ignore_case: bool = False,
     max_tokens: int | None = DEFAULT_PAGE_TOKENS,
-    format: str | Format = "records",
+    format: str | Format | None = None,
     tokenizer: str | Tokenizer | None = None,
     store: SpillStore | None = None,
     part: int = 1,
@@ -89,7 +91,10 @@ def page(
     if part < 1:
         raise ValueError(f"--part {part}: parts count from 1")
     pattern = _compile(grep, ignore_case) if grep else None
+    ref = _full_name(store, ref)
     jsonl = ref.endswith(".jsonl")
+    if format is None:  # text as printed; a JSONL line's fields as records
+        format = "records" if jsonl else "raw"
     cap = None if max_tokens is None else max_tokens // _MIN_RECORD_TOKENS + 1
     picked: list[_Piece] = []
     total = matches = 0
@@ -236,6 +241,11 @@ def _record(number: int, part: int, text: str, jsonl: bool) -> Record:
     terse = {**where, "text": clip(text, TERSE_CHARS)}
     full = {**where, "text": text}
     return Record.of(terse, kind="L") if terse == full else Record.of(terse, full, kind="L")
+
+
+def _full_name(store: SpillStore, ref: str) -> str:
+    """The stored file's name for ``ref``: the 16 hex digits alone name it too."""
+    return store.find_id(ref) if _ID.fullmatch(ref) else ref
 
 
 def _quote(text: str | None) -> str:

@@ -149,3 +149,6 @@ class Document:
     stats: Stats
     records: tuple[tuple[Record, View], ...]
     summary: Mapping[str, Any]
+    # Where each of ``records`` stands in the result (so a format can tell that records
+    # were left out between two it shows, and mark the gap); empty when not known.
+    indices: tuple[int, ...] = ()

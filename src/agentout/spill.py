@@ -149,9 +149,20 @@ class SpillWriter:
         self._last = chunk[-1:]
         self._buffer += chunk
         if len(self._buffer) >= _BUFFER:
-            self._flush()
+            self.flush()
 
-    def _flush(self) -> None:
+    @property
+    def descriptor(self) -> int | None:
+        """The temporary file's descriptor while it is being written (to read it back)."""
+        return self._fd
+
+    @property
+    def pending(self) -> bytes:
+        """Bytes written but not yet in the file (a failed write leaves them here)."""
+        return bytes(self._buffer)
+
+    def flush(self) -> None:
+        """Write what is buffered to the file (``OSError`` if the disk refuses)."""
         assert self._fd is not None, "write after commit or abort"
         done = 0
         try:
@@ -187,7 +198,7 @@ class SpillWriter:
     def commit(self) -> SpillRef:
         """The file under its final name. On ``OSError`` the descriptor stays open, so
         ``salvage`` can still read back what was written."""
-        self._flush()
+        self.flush()
         assert self._fd is not None
         os.fsync(self._fd)
         if self._hash is not None:  # same bytes, same name: same output for same input
@@ -351,6 +362,17 @@ class SpillStore:
         if not stat.S_ISREG(info.st_mode) or _foreign(info):
             raise SpillError(f"{ref}: not a file agentout spilled; refusing it")
         return path
+
+    def find_id(self, ident: str) -> str:
+        """The name of the stored file whose 16 hex digits are ``ident`` (what agentout
+        prints in markers and closing lines); ``ident`` itself if there is none."""
+        if not re.fullmatch(r"[0-9a-f]{16}", ident):
+            return ident
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self.root):
+                if f"-{ident}." in entry.name and NAME_PATTERN.match(entry.name):
+                    return entry.name
+        return ident
 
     def open_ref(self, ref: str) -> BinaryIO:
         """A spilled file opened for reading in binary, never through a symlink."""

@@ -21,7 +21,7 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SpillStore:
 
 
 def show(*args: str) -> Any:
-    return CliRunner().invoke(cli, ["show", *args])
+    return CliRunner().invoke(cli, ["show", "--format", "records", *args])
 
 
 def numbers(text: str) -> list[int]:

@@ -13,6 +13,7 @@ from mcp_support import (
     texts,
 )
 
+from agentout.formats.raw import closing_fields
 from agentout.formats.records import parse
 from agentout.spill import SpillStore
 from agentout.tokens import count
@@ -59,7 +60,7 @@ def test_read_output_follows_the_next_of_a_long_line_in_parts(
         page = call(server, "read_output", **arguments)
         assert not page.is_error
         assert text_tokens(page) <= 600
-        following = parse(texts(page))[-1][1].get("next")
+        following = closing_fields(texts(page)).get("next")
         if following is None:
             break
         arguments["lines"] = following.split("--lines ")[1].split()[0]

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from agentout.formats.records import parse
 from agentout.pack import pack
 from agentout.records import Record, Result
-from agentout.sources.command import LogSink
-from agentout.sources.log import BINARY, LogDigest
+from agentout.sources.log import BINARY, LogDigest, LogSink
 from agentout.tokens import count
 
 LOGS = Path(__file__).parents[2] / "examples" / "logs"

@@ -47,7 +47,7 @@ def follow(store: SpillStore, first: str, budget: int) -> list[int]:
     ref = first
     for _ in range(500):
         span = LineRange.parse(args[args.index("--lines") + 1])
-        text = page(ref, lines=span, max_tokens=budget, store=store).text
+        text = page(ref, lines=span, max_tokens=budget, store=store, format="records").text
         assert count(text) <= budget
         seen += shown(text)
         nxt = footer(text).get("next")
@@ -69,7 +69,9 @@ def test_paging_within_budget_visits_every_line_once_in_order(
 
 def test_a_page_says_which_lines_it_shows(store: SpillStore) -> None:
     ref = store.write_text("".join(f"line {i}\n" for i in range(1, 1001)), kind="run")
-    text = page(ref.ref, lines=LineRange(100, 400), max_tokens=300, store=store).text
+    text = page(
+        ref.ref, lines=LineRange(100, 400), max_tokens=300, store=store, format="records"
+    ).text
     numbers = shown(text)
     assert numbers[0] == 100
     assert numbers == list(range(100, numbers[-1] + 1))
@@ -81,7 +83,9 @@ def test_a_page_says_which_lines_it_shows(store: SpillStore) -> None:
 def test_grep_selects_and_counts_matches(store: SpillStore) -> None:
     body = "".join(f"ok {i}\n" if i % 50 else f"ERROR at {i}\n" for i in range(1, 1001))
     ref = store.write_text(body, kind="run")
-    text = page(ref.ref, grep="error", ignore_case=True, max_tokens=2000, store=store).text
+    text = page(
+        ref.ref, grep="error", ignore_case=True, max_tokens=2000, store=store, format="records"
+    ).text
     assert shown(text) == list(range(50, 1001, 50))
     assert parse(text)[0][1]["matches"] == 20
     assert "next" not in footer(text)
@@ -90,7 +94,7 @@ def test_grep_selects_and_counts_matches(store: SpillStore) -> None:
 def test_grep_next_page_keeps_the_pattern(store: SpillStore) -> None:
     body = "".join(f"error number {i} with some words to take room\n" for i in range(300))
     ref = store.write_text(body, kind="run")
-    text = page(ref.ref, grep="error n", max_tokens=200, store=store).text
+    text = page(ref.ref, grep="error n", max_tokens=200, store=store, format="records").text
     nxt = str(footer(text)["next"])
     assert nxt.endswith("--grep 'error n'")
 
@@ -100,7 +104,7 @@ def test_jsonl_lines_show_their_fields(store: SpillStore) -> None:
     ref = store.write_text(
         "".join(json.dumps(r) + "\n" for r in rows), kind="records", suffix=".jsonl"
     )
-    text = page(ref.ref, store=store).text
+    text = page(ref.ref, store=store, format="records").text
     assert [f for k, f in parse(text) if k == "R"] == [
         {"_line": i + 1, **r} for i, r in enumerate(rows)
     ]
@@ -108,7 +112,7 @@ def test_jsonl_lines_show_their_fields(store: SpillStore) -> None:
 
 def test_invalid_utf8_is_shown_replaced(store: SpillStore) -> None:
     ref = store.write_lines([b"caf\xe9\n"], kind="run", suffix=".log")
-    text = page(ref.ref, store=store).text
+    text = page(ref.ref, store=store, format="records").text
     assert [f["text"] for k, f in parse(text) if k == "L"] == ["caf\ufffd"]
 
 
@@ -126,16 +130,16 @@ def test_a_bad_pattern_is_named(store: SpillStore) -> None:
 
 def test_paths_outside_the_store_are_refused(store: SpillStore) -> None:
     with pytest.raises(SpillError):
-        page("/etc/passwd", store=store)
+        page("/etc/passwd", store=store, format="records")
 
 
 def test_counts_are_of_the_whole_selection_not_just_what_was_weighed(store: SpillStore) -> None:
     ref = store.write_text("".join(f"line {i}\n" for i in range(1, 5001)), kind="run")
-    text = page(ref.ref, max_tokens=200, store=store).text
+    text = page(ref.ref, max_tokens=200, store=store, format="records").text
     head = parse(text)[0][1]
     assert head["total"] == 5000
     assert head["omitted"] == 5000 - head["included"]
-    grep = parse(page(ref.ref, grep="7$", max_tokens=200, store=store).text)[0][1]
+    grep = parse(page(ref.ref, grep="7$", max_tokens=200, store=store, format="records").text)[0][1]
     assert grep["matches"] == grep["total"] == 500
 
 
@@ -149,7 +153,9 @@ def follow_parts(store: SpillStore, ref: str, budget: int) -> list[tuple[int, in
     for _ in range(500):
         span = LineRange.parse(args[args.index("--lines") + 1])
         part = int(args[args.index("--part") + 1]) if "--part" in args else 1
-        text = page(ref, lines=span, part=part, max_tokens=budget, store=store).text
+        text = page(
+            ref, lines=span, part=part, max_tokens=budget, store=store, format="records"
+        ).text
         assert count(text) <= budget
         seen += [(f["n"], f.get("part", 0), f.get("text", "")) for k, f in parse(text) if k == "L"]
         nxt = footer(text).get("next")
@@ -189,7 +195,9 @@ def test_paging_a_huge_line_keeps_memory_small(store: SpillStore) -> None:
         ref = writer.commit()
     tracemalloc.start()
     try:
-        text = page(ref.ref, lines=LineRange(2, 2), max_tokens=300, store=store).text
+        text = page(
+            ref.ref, lines=LineRange(2, 2), max_tokens=300, store=store, format="records"
+        ).text
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

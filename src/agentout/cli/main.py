@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "records": "agentout.cli.records:records",
     "notes": "agentout.cli.notes:notes",
     "serve": "agentout.cli.serve:serve",
+    "reducers": "agentout.cli.reducers:reducers",
 }
 
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from agentout.cli._options import (
     budget_options,
-    echo_packed,
     format_option,
     reports_errors,
     tokenizer_option,
@@ -23,16 +20,39 @@ from agentout.formats import FORMAT_NAMES
     type=click.IntRange(min=0),
     metavar="BYTES",
     default=None,
-    help="Inline output up to BYTES (default $AGENTOUT_INLINE_THRESHOLD or 8192).",
+    help="Output up to BYTES is shown whole (default $AGENTOUT_INLINE_THRESHOLD or 8192).",
 )
 @click.option(
     "--mode",
     type=click.Choice(["auto", "inline", "file"]),
     default="auto",
     show_default=True,
-    help="inline: all output inline; file: always spill.",
+    help="inline: all output shown, nothing stored; file: always store it.",
 )
-@format_option(FORMAT_NAMES, "records")
+@click.option(
+    "--shell",
+    "shell",
+    is_flag=True,
+    help="Run CMD, one string, through your shell ($SHELL -c), pipes and all.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    default=None,
+    help="End the command and everything it started after SECONDS (exit status 124).",
+)
+@click.option(
+    "--no-reduce",
+    is_flag=True,
+    help="Never use a command's reducer: the lines that matter, as printed.",
+)
+@click.option(
+    "--keep-secrets",
+    is_flag=True,
+    help="Store the output with its secrets (the agent still gets them hidden).",
+)
+@format_option(FORMAT_NAMES, "raw")
 @tokenizer_option
 @click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
 @reports_errors
@@ -42,38 +62,48 @@ def run(
     max_chars: int | None,
     inline_threshold: int | None,
     mode: str,
+    shell: bool,
+    timeout: float | None,
+    no_reduce: bool,
+    keep_secrets: bool,
     format_name: str,
     tokenizer: str | None,
 ) -> None:
     """Run CMD and print, within the budget, what an agent needs from its output.
 
     The command inherits the environment, the directory and stdin; stdout and stderr
-    are read merged, in order. The result names the command, its exit status and
-    duration, and shows the lines that matter (errors, tracebacks, failing tests,
-    warnings, the last lines) before the noise (progress bars, colour, repeats, folded
-    as (×N)). Small output is shown whole; otherwise the complete output is kept in the
-    spill store and the result names it, for `agentout show`. The exit status is the
-    command's (127 if not found, 128+N if killed by signal N).
+    are read merged, in order. Output that fits is printed as it was (colour and
+    progress redraws resolved), with [exit N] when the status is not 0. A command
+    agentout knows (git, ls, grep, linters, compilers, test runners, ...) is shown in
+    its compact form, keeping every name, location and message. Output that does not
+    fit keeps the lines that matter (errors with their detail, warnings, the end),
+    each gap marked with the command that shows it; the complete output is stored for
+    `agentout show`. Secrets (tokens, keys, passwords, the values of your
+    *_TOKEN/*_KEY/... variables) are hidden as [secret: KIND], in the store too, and
+    counted (secrets=N); AGENTOUT_REDACT=0 turns that off. The exit status is the
+    command's (127 if not found, 128+N if killed by signal N, 124 on --timeout). A
+    signal to agentout goes to the command and everything it started; a second one,
+    or 3 seconds, ends them all.
 
     \b
     Examples:
-      agentout run -- make test
+      agentout run -- git status
       agentout run --max-tokens 800 -- pytest -x
-      agentout run --format json -- cargo build
+      agentout run --shell 'make 2>&1 | tail -50'
+      agentout run --timeout 600 -- cargo build
     """
-    from agentout.sources.command import run as run_command
+    from agentout.cli.quick import deliver
 
-    done = run_command(
+    deliver(
         command,
         max_tokens=max_tokens,
         max_chars=max_chars,
         inline_threshold=inline_threshold,
         mode=mode,
-        format=format_name,
+        shell=shell,
+        timeout=timeout,
+        no_reduce=no_reduce,
+        keep_secrets=keep_secrets,
+        format_name=format_name,
         tokenizer=tokenizer,
     )
-    if done.delivery.warning:
-        click.echo(f"agentout: warning: {done.delivery.warning}", err=True)
-    echo_packed(done.delivery.packed)
-    sys.stdout.flush()
-    sys.exit(done.outcome.exit_status)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agentout.cli._options import echo_packed, format_option, reports_errors, tokenizer_option
+from agentout.cli._options import echo_packed, reports_errors, tokenizer_option
 from agentout.formats import FORMAT_NAMES
 
 
@@ -27,7 +27,13 @@ from agentout.formats import FORMAT_NAMES
     show_default=True,
     help="Token budget for the page.",
 )
-@format_option(FORMAT_NAMES, "records")
+@click.option(
+    "--format",
+    "format_name",
+    type=click.Choice(FORMAT_NAMES),
+    default=None,
+    help="Output format (default: raw for text, records for JSONL).",
+)
 @tokenizer_option
 @reports_errors
 def show(
@@ -37,21 +43,22 @@ def show(
     grep: str | None,
     ignore_case: bool,
     max_tokens: int,
-    format_name: str,
+    format_name: str | None,
     tokenizer: str | None,
 ) -> None:
     """Show a page of the spilled file REF: its name or its path in the spill store.
 
-    The page never passes the budget; its last line (F) says which lines it shows and
-    gives the command for the next page. A line longer than 2000 characters is shown in
+    The page never passes the budget; its last line says which lines it shows and
+    gives the command for the next page. REF is what agentout printed (16 hex digits)
+    or the stored file's name. A line longer than 2000 characters is shown in
     parts (n=7 part=3), and the next page may start inside it (--part). REF must be a
     file agentout spilled: a path outside the store, a symlink, or a file agentout did
     not write is refused (exit 2).
 
     \b
     Examples:
+      agentout show 0123456789abcdef --lines 120:180
       agentout show run-0123456789abcdef.log
-      agentout show run-0123456789abcdef.log --lines 120:180
       agentout show run-0123456789abcdef.log --grep 'error|FAILED' --max-tokens 500
       agentout show run-0123456789abcdef.log --lines 7: --part 3
     """

@@ -22,6 +22,7 @@ _MODULES = {
     "text": "agentout.formats.text",
     "csv": "agentout.formats.csv",
     "auto": "agentout.formats.auto",
+    "raw": "agentout.formats.raw",
 }
 FORMAT_NAMES = tuple(_MODULES)
 

@@ -1,42 +1,34 @@
 """Running a command, and handing its output to the agent: what ``agentout run`` does.
 
-``run_command`` runs a process with stdout and stderr merged in order through one pipe,
-inheriting the environment, the working directory and stdin, forwarding SIGINT, SIGTERM
-and SIGHUP, and returning the exit status a shell would (127 not found, 126 not
-executable, 128+N killed by signal N). ``LogSink`` feeds the output, as it streams, both
-to the spill store (complete, byte for byte) and to a ``LogDigest`` (the lines that
-matter); ``run`` puts the two together and delivers inline or as a file reference.
+``run`` starts the command in its own process group (``agentout.process``: stdout and
+stderr merged in order through one pipe, the environment, directory and stdin
+inherited, signals forwarded to the group, the exit status a shell would report), drains
+its output into a ``Capture`` at pipe speed (memory while small, then the spill store),
+and hands the result to ``deliver_output``: as printed when it fits, the command's
+reducer's compact form, or the lines that matter within the budget, the rest stored.
+
 """
 
 from __future__ import annotations
 
 import shlex
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agentout.deliver import (
-    Delivery,
-    PackSettings,
-    Spool,
-    check_mode,
-    finish,
-    resolve_threshold,
-)
-from agentout.formats import Format
-from agentout.pack import Packed
+from agentout.capture import Capture, OutputFilter, check_mode, resolve_threshold
 from agentout.process import CommandOutcome
-from agentout.records import Result
-from agentout.sources.log import LogDigest
-from agentout.spill import SpillRef, SpillStore
-from agentout.tokens import Tokenizer
-from agentout.truncate import clip
+from agentout.sources.output import TextDelivery, TextSettings, deliver_output
 
 if TYPE_CHECKING:
     from agentout.dual import ToolResult
+    from agentout.formats import Format
+    from agentout.redact import Redactor
+    from agentout.spill import SpillStore
+    from agentout.tokens import Tokenizer
 
-__all__ = ["CommandOutcome", "CommandRun", "LogSink", "run", "run_command"]
+__all__ = ["CommandOutcome", "CommandRun", "run", "run_command"]
 
 CMD_CHARS = 200  # the header is always shown: a long inline script is cut there
 
@@ -52,81 +44,36 @@ def run_command(argv: Sequence[str], on_output: Callable[[bytes], None]) -> Comm
 # -- delivering a log, and running a command ------------------------------------------------
 
 
-class LogSink:
-    """Feed a log's bytes as they come; ``deliver`` packs what matters, the rest spilled."""
-
-    def __init__(
-        self,
-        *,
-        mode: str = "auto",
-        inline_threshold: int | None = None,
-        store: SpillStore | None = None,
-        kind: str = "log",
-    ) -> None:
-        self.mode = check_mode(mode)
-        self.threshold = resolve_threshold(inline_threshold)
-        self.spool = Spool(
-            threshold=self.threshold, mode=self.mode, kind=kind, suffix=".log", store=store
-        )
-        self.digest = LogDigest(keep_all=self.mode == "inline")
-
-    def feed(self, chunk: bytes) -> None:
-        self.spool.write(chunk)
-        self.digest.feed(chunk)
-
-    def deliver(
-        self,
-        header: Mapping[str, Any] | None = None,
-        *,
-        max_tokens: int | None = None,
-        max_chars: int | None = None,
-        format: str | Format = "records",
-        tokenizer: str | Tokenizer | None = None,
-    ) -> Delivery:
-        digest = self.digest.finish()
-        settings = PackSettings(max_tokens, max_chars, format, tokenizer)
-        spool = self.spool
-
-        def inline(limited: bool) -> Packed | None:
-            head = {"mode": "inline", **(header or {}), "warning": spool.warning}
-            if limited and spool.failed and settings.limited:
-                # nothing else is kept: the lines that matter most, within the budget
-                result = digest.result(head, digest.summary())
-                return settings.pack(result, limited=True, order=digest.priority(digest.kept()))
-            if limited and not digest.complete:  # cleaned or folded: keep the bytes too
-                return None
-            shown = digest
-            if not digest.lines.complete:  # the store failed on a long log: every line
-                shown = LogDigest(keep_all=True)
-                shown.feed(bytes(spool.memory))
-                shown.finish()
-            return settings.pack(shown.result(head, shown.summary()), limited=limited)
-
-        def reference(ref: SpillRef, head: dict[str, Any]) -> tuple[Result, list[int]]:
-            footer = {**digest.summary(), "more": f"agentout show {ref.ref} --lines 1:200"}
-            return digest.result(head, footer), digest.priority(digest.kept())
-
-        reference_settings = settings.for_reference(self.threshold)
-        return finish(spool, self.mode, inline, reference_settings, header, reference)
-
-
 @dataclass(frozen=True)
 class CommandRun:
     """A finished ``run``: how the command ended, and what the agent is handed."""
 
     outcome: CommandOutcome
-    delivery: Delivery
+    delivery: TextDelivery
 
     def tool_result(self, *, verbose: bool | None = None) -> ToolResult:
-        """For both audiences: the delivered text for the model (exactly: its header has
-        the command, clipped, and how it ended), a summary for the person."""
-        from agentout.dual import ToolResult
+        """For both audiences: the delivered text for the model exactly (its closing line
+        says how the command ended), a summary for the person."""
+        from agentout.dual import ToolResult, format_for_user, verbose_from_env
 
-        done = self.outcome
+        done, delivery = self.outcome, self.delivery
         error = done.error or (f"exit status {done.exit_status}" if done.exit_status else None)
-        meta = {"exit": done.exit_status, "duration": f"{done.duration:.2f}s"}
-        name = clip(shlex.join(done.argv), CMD_CHARS)
-        return ToolResult.from_delivery(name, self.delivery, meta, error, verbose=verbose)
+        meta: dict[str, Any] = {"exit": done.exit_status, "duration": f"{done.duration:.2f}s"}
+        meta.update(form=delivery.form, lines=delivery.raw_lines, bytes=delivery.raw_bytes)
+        if delivery.tokens is not None:
+            meta["tokens"] = delivery.tokens
+        if delivery.ref is not None:
+            meta["file"] = str(delivery.ref.path)
+        if delivery.warning:
+            meta["warning"] = delivery.warning
+        name = _clipped(shlex.join(done.argv))
+        as_content = verbose_from_env() if verbose is None else verbose
+        display = (
+            delivery.text
+            if as_content
+            else format_for_user(name, delivery.text, meta, error, verbose=False)
+        )
+        return ToolResult(content=delivery.text, display=display, metadata=meta, error=error)
 
 
 def run(
@@ -136,24 +83,85 @@ def run(
     max_chars: int | None = None,
     inline_threshold: int | None = None,
     mode: str = "auto",
-    format: str | Format = "records",
+    format: str | Format = "raw",
     tokenizer: str | Tokenizer | None = None,
     store: SpillStore | None = None,
+    shell: bool = False,
+    timeout: float | None = None,
+    reduce: bool = True,
+    on_tick: Callable[[float, int], None] | None = None,
+    redact: bool | None = None,
+    keep_secrets: bool = False,
 ) -> CommandRun:
-    """Run ``argv``; its complete output is spilled, the lines that matter delivered."""
-    sink = LogSink(mode=mode, inline_threshold=inline_threshold, store=store, kind="run")
-    outcome = run_command(argv, sink.feed)
-    header: dict[str, Any] = {"cmd": clip(shlex.join(outcome.argv), CMD_CHARS)}
+    """Run ``argv`` (or, with ``shell``, the one string in it through the user's shell):
+    its output is captured whole (stored when large), then delivered as
+    ``deliver_output`` says. ``on_tick(seconds, lines)`` is called while it runs.
+
+    Secrets are hidden as the output arrives (``agentout.redact``; ``redact`` None:
+    unless ``AGENTOUT_REDACT=0``), so neither the agent nor the store sees them;
+    ``keep_secrets`` keeps them in the store (the agent still gets them hidden)."""
+    from agentout import process
+    from agentout.reducers import find
+
+    if shell:
+        if len(argv) != 1:
+            raise ValueError("--shell takes the command line as one argument")
+        argv = process.shell_argv(argv[0])
+    check_mode(mode)
+    threshold = resolve_threshold(inline_threshold)
+    redactor = _redactor(redact)
+    stream = redactor.stream() if redactor is not None else None
+    filters: tuple[OutputFilter, ...] = (stream,) if stream and not keep_secrets else ()
+    capture = Capture(
+        threshold=threshold,
+        store=store,
+        keep_in_memory=mode == "inline",
+        filters=filters,
+    )
+    if mode == "file":
+        capture.spill()
+    tick = None if on_tick is None else (lambda seconds: on_tick(seconds, capture.newlines))
+    outcome = process.run(argv, capture.feed, timeout=timeout, on_tick=tick)
+    capture.close()
+    header: dict[str, Any] = {"cmd": _clipped(shlex.join(outcome.argv))}
     header["exit"] = outcome.exit_status
     if outcome.signal is not None:
         header["signal"] = _signal_name(outcome.signal)
     if outcome.error is not None:
         header["error"] = outcome.error
     header["duration"] = f"{outcome.duration:.2f}s"
-    delivery = sink.deliver(
-        header, max_tokens=max_tokens, max_chars=max_chars, format=format, tokenizer=tokenizer
+    if stream is not None and stream.found.total:
+        header["secrets"] = stream.found.total
+    reducer = find(argv) if (reduce and outcome.error is None) or outcome.timed_out else None
+    if mode == "inline":
+        threshold = max(threshold, capture.size)
+    settings = TextSettings(threshold, max_tokens, max_chars, format, tokenizer)
+    delivery = deliver_output(
+        capture,
+        settings,
+        argv=argv,
+        exit_status=outcome.exit_status,
+        header=header,
+        reducer=reducer,
+        redactor=redactor if keep_secrets else None,
     )
     return CommandRun(outcome, delivery)
+
+
+def _redactor(redact: bool | None) -> Redactor | None:
+    """The environment's redactor, unless turned off (here, or ``AGENTOUT_REDACT=0``)."""
+    if redact is False:
+        return None
+    from agentout.redact import Redactor
+
+    found = Redactor.from_environ(enabled=redact)
+    return found if found.enabled else None
+
+
+def _clipped(text: str) -> str:
+    return (
+        text if len(text) <= CMD_CHARS else f"{text[:CMD_CHARS]}… (+{len(text) - CMD_CHARS} chars)"
+    )
 
 
 def _signal_name(number: int) -> str:

@@ -19,10 +19,22 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from agentout.deliver import (
+    Delivery,
+    PackSettings,
+    Spool,
+    check_mode,
+    finish,
+    resolve_threshold,
+)
+from agentout.formats import Format
+from agentout.pack import Packed
 from agentout.records import Record, Result
+from agentout.spill import SpillRef, SpillStore
+from agentout.tokens import Tokenizer
 from agentout.truncate import clip
 
-__all__ = ["BINARY", "Line", "LogDigest"]
+__all__ = ["BINARY", "Line", "LogDigest", "LogSink"]
 
 # -- classifying one line ---------------------------------------------------------------
 
@@ -343,3 +355,64 @@ def _clean(raw: bytes) -> tuple[str, bool]:
         text = _CONTROL.sub("", text)
         exact = False
     return text, exact
+
+
+# -- a log as records, delivered inline or spilled (the MCP run_command tool) ----------
+
+
+class LogSink:
+    """Feed a log's bytes as they come; ``deliver`` packs what matters, the rest spilled."""
+
+    def __init__(
+        self,
+        *,
+        mode: str = "auto",
+        inline_threshold: int | None = None,
+        store: SpillStore | None = None,
+        kind: str = "log",
+    ) -> None:
+        self.mode = check_mode(mode)
+        self.threshold = resolve_threshold(inline_threshold)
+        self.spool = Spool(
+            threshold=self.threshold, mode=self.mode, kind=kind, suffix=".log", store=store
+        )
+        self.digest = LogDigest(keep_all=self.mode == "inline")
+
+    def feed(self, chunk: bytes) -> None:
+        self.spool.write(chunk)
+        self.digest.feed(chunk)
+
+    def deliver(
+        self,
+        header: Mapping[str, Any] | None = None,
+        *,
+        max_tokens: int | None = None,
+        max_chars: int | None = None,
+        format: str | Format = "records",
+        tokenizer: str | Tokenizer | None = None,
+    ) -> Delivery:
+        digest = self.digest.finish()
+        settings = PackSettings(max_tokens, max_chars, format, tokenizer)
+        spool = self.spool
+
+        def inline(limited: bool) -> Packed | None:
+            head = {"mode": "inline", **(header or {}), "warning": spool.warning}
+            if limited and spool.failed and settings.limited:
+                # nothing else is kept: the lines that matter most, within the budget
+                result = digest.result(head, digest.summary())
+                return settings.pack(result, limited=True, order=digest.priority(digest.kept()))
+            if limited and not digest.complete:  # cleaned or folded: keep the bytes too
+                return None
+            shown = digest
+            if not digest.lines.complete:  # the store failed on a long log: every line
+                shown = LogDigest(keep_all=True)
+                shown.feed(bytes(spool.memory))
+                shown.finish()
+            return settings.pack(shown.result(head, shown.summary()), limited=limited)
+
+        def reference(ref: SpillRef, head: dict[str, Any]) -> tuple[Result, list[int]]:
+            footer = {**digest.summary(), "more": f"agentout show {ref.ref} --lines 1:200"}
+            return digest.result(head, footer), digest.priority(digest.kept())
+
+        reference_settings = settings.for_reference(self.threshold)
+        return finish(spool, self.mode, inline, reference_settings, header, reference)

@@ -25,9 +25,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from agentout.visible import own_line, terminal_text
+
 __all__ = ["MAX_LINE_BYTES", "Line", "Scan", "ScanResult", "classify", "clean"]
 
 MAX_LINE_BYTES = 8192  # of one line, kept to show; the stored output keeps every byte
+LINE_END_BYTES = 1024  # and the end of a longer line: how it ended
 HEAD_LINES = 200
 TAIL_LINES = 400
 ERROR_ENDS = 500  # the first and the last this many error lines are kept
@@ -43,7 +46,7 @@ _ERROR = (
     r"(?:^|[ \t\]:)])(?:error|fatal error|fatal)(?:\[[A-Za-z0-9]+\])?:",  # gcc, rustc, tsc, pip
     r"^[ \t]*(?:error|fatal|ERROR|FATAL|FAILED|FAIL|FAILURE|PANIC|CRITICAL)\b",  # ERROR: x
     r"(?:^|[ \t\[|(\":-])(?:ERROR|FATAL|CRITICAL|SEVERE|ERR)(?:[ \t\]|)\":,-]|$)",  # log levels
-    r"(?i:\blevel[^a-zA-Z0-9_\n]{1,3}(?:error|fatal|critical|crit|err)\b)",  # level=error, JSON
+    r"(?i:\blevel[^a-zA-Z0-9_\n]{1,4}(?:error|fatal|critical|crit|err)\b)",  # level=error, JSON
     r"^[EF]\d{4} \d\d:\d\d",  # glog
     r"^E[ \t]{2,}\S",  # pytest's E lines
     r"^npm (?:ERR!|error)|^E:[ \t]",  # npm, apt
@@ -59,24 +62,19 @@ _ERROR = (
     r"\.\.\. (?:FAILED|failed|FAIL)\b",  # cargo test, unittest
     r"\b[1-9]\d* (?:failed|failing|errors?)\b",  # 3 failed, 2 errors
     r"(?i:\bfail(?:ed|ures?)?\b:? +[1-9])",  # "# fail 2", failures: 3
-    r"(?i:\bstatus[^a-zA-Z0-9_\n]{1,3}(?:error|failed|failure)\b)",  # status 'error'
+    r"(?i:\bstatus[^a-zA-Z0-9_\n]{1,4}(?:error|failed|failure)\b)",  # status 'error'
     r"(?i:\bexit(?:ed)? (?:code|status)[^a-zA-Z0-9_\n]{1,3}[1-9])",  # exit code: 1
     r"\bFAILED\b|\bFAILURE\b",
 )
 _WARNING = (
     r"(?i:(?:^|[ \t\[(\":|-])warn(?:ing)?s?(?:\[[\w-]+\])?(?:[:!\]|)\" \t]|$))",  # warning: x
     r"\b\w+Warning\b|^npm WARN|^W:[ \t]|^W\d{4} \d\d:\d\d",  # DeprecationWarning, apt, glog
-    r"(?i:\blevel[^a-zA-Z0-9_\n]{1,3}warn(?:ing)?\b)",
+    r"(?i:\blevel[^a-zA-Z0-9_\n]{1,4}warn(?:ing)?\b)",
 )
 # After an error: frames, carets, gutters and indented detail, until a plain line.
 _CONTEXT = re.compile(r"^\s+\S|^\s*\d*\s*[|│╰├└^~]|^\s*-->|^>\s")
 # Above an error: where it is (Python's File line, source and caret lines are indented).
 _LOCATION = re.compile(r'^\s+File "|^\s+\S|^\s*\d*\s*[|^~]')
-
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-# What a terminal or a reader would not show as text: C0 and C1 controls (tab aside), DEL,
-# bidi embeddings, overrides and isolates, and Unicode's line and paragraph separators.
-_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 _COMPILED: dict[str, Any] = {}
@@ -107,19 +105,9 @@ def classify(text: str) -> str | None:
     return None
 
 
-def _visible(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
-
-
 def clean(raw: bytes) -> str:
     """The text an agent reads for one line's bytes (see the module docstring)."""
-    text = raw.decode("utf-8", errors="replace")
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    text = text.removesuffix("\r")
-    if "\r" in text:
-        text = text[text.rfind("\r") + 1 :]
-    return _UNSHOWN.sub(_visible, text) if _UNSHOWN.search(text) else text
+    return own_line(terminal_text(raw.decode("utf-8", errors="replace")))
 
 
 @dataclass
@@ -129,12 +117,14 @@ class Line:
     n: int
     raw: bytes
     level: str  # error | context | warning | info
-    cut: int = 0
+    cut: int = 0  # bytes between ``raw`` and ``end`` not kept
     parent: int | None = None  # the error line a context line belongs to
+    end: bytes = b""  # the line's last bytes, when it is cut
 
     def text(self) -> str:
-        text = clean(self.raw)
-        return f"{text}… (+{self.cut} bytes)" if self.cut else text
+        if not self.cut:
+            return clean(self.raw)
+        return f"{clean(self.raw)}… (+{self.cut} bytes) …{clean(self.end)}"
 
 
 @dataclass
@@ -179,6 +169,7 @@ class _Detail:
     left: int = 0  # lines of detail still to take
     parent: int | None = None
     traceback: bool = False
+    continues: bool = False  # the error line ended with ':', the next line says what
 
 
 class Scan:
@@ -200,7 +191,9 @@ class Scan:
         self._carry_cut = 0  # bytes of that line past the carry
         self._carry_level: str | None = None  # the worst level seen in those bytes
         self._detail = _Detail()
-        self._cuts: dict[int, int] = {}  # line number -> bytes not kept, for long lines
+        self._carry_end = b""  # that line's last bytes so far
+        # line number -> (bytes not kept, the line's end), for lines longer than a chunk
+        self._cuts: dict[int, tuple[int, bytes]] = {}
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -232,14 +225,17 @@ class Scan:
         rest = data[max(room, 0) :]
         if rest:
             self._carry_cut += len(rest)
+            self._carry_end = (self._carry_end + rest)[-LINE_END_BYTES:]
             self._carry_level = _worse(self._carry_level, _level_in(rest))
 
     def _long_line(self, rest: bytes) -> None:
         """The line in the carry ends with ``rest``: kept in part, its level from all of it."""
         level = _worse(self._carry_level, _level_in(rest))
-        self._cuts[self.lines + 1] = self._carry_cut + len(rest)
+        end = (self._carry_end + rest)[-LINE_END_BYTES:]
+        self._cuts[self.lines + 1] = (self._carry_cut + len(rest) - len(end), end)
         carry = self._carry
         self._carry, self._carry_cut, self._carry_level = b"", 0, None
+        self._carry_end = b""
         line = carry + b"\n"
         self._block(line, 0, len(line), first_level=level)
 
@@ -256,7 +252,8 @@ class Scan:
                 kept[line.n] = line
         lines = [kept[n] for n in sorted(kept)]
         for line in lines:
-            line.cut = self._cuts.get(line.n, line.cut)
+            if line.n in self._cuts:
+                line.cut, line.end = self._cuts[line.n]
         complete = len(lines) == self.lines and not any(line.cut for line in lines)
         dense = self.hits > DENSE_HITS
         return ScanResult(
@@ -352,7 +349,9 @@ class Scan:
             self.errors.add(_line(n, raw, level))
             self._before(buf, begin, start, n)
             traceback = raw.startswith(b"Traceback (most")
-            self._detail = _Detail(TRACEBACK_LINES if traceback else CONTEXT_AFTER, n, traceback)
+            left = TRACEBACK_LINES if traceback else CONTEXT_AFTER
+            continues = raw.rstrip().endswith(b":")  # "panicked at src/lib.rs:7:32:"
+            self._detail = _Detail(left, n, traceback, continues)
             pos = self._context(buf, pos, end, n + 1)
 
     def _before(self, buf: bytes, begin: int, start: int, n: int) -> None:
@@ -380,9 +379,11 @@ class Scan:
                 detail.left = CONTEXT_AFTER
                 return pos
             ends = not _CONTEXT.search(text) or classify(text) is not None
-            if not detail.traceback and text.strip() and ends:
+            if not detail.traceback and text.strip() and ends and not detail.continues:
                 detail.left = 0
                 return pos
+            if text.strip():
+                detail.continues = False
             detail.left = max(0, detail.left - 1)
             self.context.add(_line(n, raw, "context", parent=detail.parent))
             pos, n = stop + 1, n + 1
@@ -401,6 +402,7 @@ def _worse(a: str | None, b: str | None) -> str | None:
 
 
 def _line(n: int, raw: bytes, level: str, parent: int | None = None) -> Line:
-    if len(raw) > MAX_LINE_BYTES:
-        return Line(n, raw[:MAX_LINE_BYTES], level, len(raw) - MAX_LINE_BYTES, parent)
+    if len(raw) > MAX_LINE_BYTES + LINE_END_BYTES:
+        cut = len(raw) - MAX_LINE_BYTES - LINE_END_BYTES
+        return Line(n, raw[:MAX_LINE_BYTES], level, cut, parent, raw[-LINE_END_BYTES:])
     return Line(n, raw, level, 0, parent)

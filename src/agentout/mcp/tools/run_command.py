@@ -63,7 +63,7 @@ def _run(
     cancel: threading.Event,
 ) -> CallToolResult:
     from agentout import process
-    from agentout.sources.command import LogSink
+    from agentout.sources.log import LogSink
 
     with tool_errors():
         limits = config.limits(*budget)

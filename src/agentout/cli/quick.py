@@ -1,0 +1,159 @@
+"""``agentout run`` without click: every shell command an agent runs pays agentout's start.
+
+The agent hooks rewrite commands to ``agentout run -- CMD`` or ``agentout run --shell
+'CMD'``, so this form is read here, with the few options such a call carries, and the
+library is called as ``agentout.cli.run`` calls it. Anything else (``--help``, other
+options, a mistake) returns None and click reads the line, so the messages and the help
+are click's. ``tests/cli/test_quick.py`` holds the two to the same result.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["OPTIONS", "deliver", "parse", "run"]
+
+_HEARTBEAT_AFTER = 3.0  # seconds before a quiet command gets a line on the terminal
+
+# option -> (keyword, conversion); flags take no value
+OPTIONS: dict[str, tuple[str, Callable[[str], Any] | None]] = {
+    "--shell": ("shell", None),
+    "--no-reduce": ("no_reduce", None),
+    "--keep-secrets": ("keep_secrets", None),
+    "--max-tokens": ("max_tokens", int),
+    "--max-chars": ("max_chars", int),
+    "--inline-threshold": ("inline_threshold", int),
+    "--timeout": ("timeout", float),
+    "--tokenizer": ("tokenizer", str),
+}
+
+
+def parse(args: Sequence[str]) -> dict[str, Any] | None:
+    """The options and the command of ``agentout run ARGS``; None when click must read it."""
+    found: dict[str, Any] = {"shell": False, "no_reduce": False, "keep_secrets": False}
+    i = 0
+    while i < len(args) and args[i] != "--":
+        name, eq, value = args[i].partition("=")
+        known = OPTIONS.get(name)
+        if known is None:
+            return None
+        keyword, convert = known
+        if convert is None:
+            if eq:
+                return None
+            found[keyword] = True
+        else:
+            if not eq:
+                i += 1
+                if i >= len(args):
+                    return None
+                value = args[i]
+            try:
+                converted = convert(value)
+            except ValueError:
+                return None
+            if isinstance(converted, (int, float)) and (converted < 0 or converted != converted):
+                return None
+            if keyword == "timeout" and converted == 0:
+                return None
+            found[keyword] = converted
+        i += 1
+    command = tuple(args[i + 1 :])
+    if not command or i >= len(args):
+        return None
+    found["command"] = command
+    return found
+
+
+def run(args: Sequence[str]) -> bool:
+    """Run ``agentout run ARGS`` if this module can read it; False to leave it to click."""
+    options = parse(args)
+    if options is None:
+        return False
+    import os
+
+    if os.environ.get("AGENTOUT_TOKENIZER") and "tokenizer" not in options:
+        options["tokenizer"] = os.environ["AGENTOUT_TOKENIZER"]
+    deliver(**options, mode="auto", format_name="raw")
+    return True  # pragma: no cover - deliver exits
+
+
+def deliver(
+    command: tuple[str, ...],
+    *,
+    max_tokens: int | None = None,
+    max_chars: int | None = None,
+    inline_threshold: int | None = None,
+    mode: str = "auto",
+    shell: bool = False,
+    timeout: float | None = None,
+    no_reduce: bool = False,
+    keep_secrets: bool = False,
+    format_name: str = "raw",
+    tokenizer: str | None = None,
+) -> None:
+    """Run the command, print what the agent gets, exit with the command's status. Bad
+    input is one line on stderr and status 2 (``agentout.cli.quick`` calls this too)."""
+    from agentout.errors import AgentoutError
+    from agentout.sources.command import run as run_command
+
+    heartbeat = _Heartbeat() if _is_terminal(sys.stderr) else None
+    try:
+        done = run_command(
+            command,
+            max_tokens=max_tokens,
+            max_chars=max_chars,
+            inline_threshold=inline_threshold,
+            mode=mode,
+            format=format_name,
+            tokenizer=tokenizer,
+            shell=shell,
+            timeout=timeout,
+            reduce=not no_reduce,
+            keep_secrets=keep_secrets,
+            on_tick=heartbeat.tick if heartbeat else None,
+        )
+    except (AgentoutError, ValueError) as exc:
+        sys.stderr.write(f"agentout: {exc}\n")
+        sys.exit(2)
+    if heartbeat:
+        heartbeat.clear()
+    if done.delivery.warning:
+        sys.stderr.write(f"agentout: warning: {done.delivery.warning}\n")
+    packed = done.delivery.packed
+    try:
+        if packed is not None and packed.format == "text":
+            from agentout.cli._options import echo_packed
+
+            echo_packed(packed)
+        else:
+            sys.stdout.write(done.delivery.text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        sys.stderr.close()
+    sys.exit(done.outcome.exit_status)
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+class _Heartbeat:
+    """One line on the terminal while a command runs longer than a few seconds."""
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def tick(self, seconds: float, lines: int) -> None:
+        if seconds >= _HEARTBEAT_AFTER:
+            sys.stderr.write(f"\r\x1b[Kagentout: running {seconds:.0f}s, {lines:,} lines so far")
+            sys.stderr.flush()
+            self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()

@@ -1,0 +1,164 @@
+"""Text as it was printed: the kept lines verbatim, one marker per gap, one closing line.
+
+The form of command output, logs and paged files. Records are lines (kind ``L``: one
+line of the output each, ``n`` its number) or blocks a reducer made (any other kind:
+``text`` of one or more lines, ``n``/``last`` the output lines they stand for, if any).
+Between two records shown, the lines left out become one marker with the exact command
+that shows them::
+
+    [… 120 lines · agentout show 3f2a9c1be4d07a55 --lines 5:124]
+
+For ``L`` records any output line not shown is a gap (the rest of the output was never
+a record); for other records only records left out by the budget make one, so what a
+reducer drops on purpose (hints, boilerplate) costs nothing. The last line says what was
+done, when anything was (a page of ``agentout show``, whose summary says which lines it
+``shown``, has no markers: it shows what was asked, and says what comes ``next``)::
+
+    [agentout: exit=3 lines=5000 shown=312 tokens=1234 · agentout show 3f2a9c1be4d07a55]
+
+and nothing at all is added to output shown whole with exit status 0 (``[exit 3]`` when
+the status is not). Header fields read: ``ref`` (the stored output's name), ``lines``
+(the output's line count), ``exit``, ``signal``, ``error``, ``secrets``, ``warning``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agentout.records import Document, Record, View
+from agentout.visible import visible
+
+__all__ = ["FORMAT", "RawFormat", "closing_fields", "gap_marker"]
+
+
+def gap_marker(count: int, first: int, last: int, ref: str | None) -> str:
+    """The line standing for output lines ``first``..``last`` (``count`` of them) not shown."""
+    noun = "line" if count == 1 else "lines"
+    if ref is None:
+        return f"[… {count} {noun} not kept]"
+    return f"[… {count} {noun} · agentout show {ref} --lines {first}:{last}]"
+
+
+def _span(view: View) -> tuple[int, int] | None:
+    first = view.get("n")
+    if not isinstance(first, int):
+        return None
+    last = view.get("last")
+    return first, last if isinstance(last, int) else first + str(view["text"]).count("\n")
+
+
+_MARKER_ESTIMATE = gap_marker(1000, 10000, 11000, "0123456789abcdef") + "\n"
+
+
+class RawFormat:
+    name = "raw"
+
+    def fragment(self, record: Record, view: View) -> str:
+        # a record and, at worst, the marker of a gap before it
+        return f"{visible(str(view['text']))}\n{_MARKER_ESTIMATE}"
+
+    def render(self, document: Document) -> str:
+        header = document.header
+        ref = header.get("ref")
+        out: list[str] = []
+        covered = 0  # the last output line shown or accounted for
+        previous: tuple[int, str] | None = None  # index and kind of the record before
+        indices = document.indices or tuple(range(len(document.records)))
+        shown = gaps = 0
+        page = "shown" in document.summary  # a page shows what was asked: no gap markers
+        for (record, view), index in zip(document.records, indices, strict=True):
+            text = visible(str(view["text"]))
+            span = None if page else _span(view)
+            if span is not None:
+                first, last = span
+                lines_only = record.kind == "L" and (previous is None or previous[1] == "L")
+                left_out = previous is not None and index > previous[0] + 1
+                if first > covered + 1 and (lines_only or left_out or (previous is None and index)):
+                    out.append(gap_marker(first - covered - 1, covered + 1, first - 1, ref))
+                    gaps += 1
+                covered = max(covered, last)
+            out.append(text)
+            shown += text.count("\n") + 1
+            previous = (index, record.kind)
+        total = header.get("lines")
+        lines_only = previous is None or previous[1] == "L"
+        if isinstance(total, int) and total > covered and lines_only and not page:
+            out.append(gap_marker(total - covered, covered + 1, total, ref))
+            gaps += 1
+        closing = _closing(header, document, shown, gaps > 0)
+        if closing:
+            out.append(closing)
+        return "".join(line + "\n" for line in out)
+
+
+def _closing(header: Mapping[str, Any], document: Document, shown: int, gaps: bool) -> str:
+    """The last line: nothing when the output was shown whole and the command succeeded."""
+    stats = document.stats
+    ref = header.get("ref")
+    status = header.get("exit", 0)
+    fields: list[str] = []
+    if status:
+        fields.append(f"exit={status}")
+    for key in ("signal", "error"):
+        if header.get(key):
+            fields.append(f"{key}={visible(str(header[key]))}")
+    cut = stats.truncated or stats.over_budget or gaps
+    if cut:  # how much there is, how much is shown, what it costs
+        if isinstance(header.get("lines"), int):
+            fields.append(f"lines={header['lines']}")
+        fields.append(f"shown={shown}")
+        fields.append(f"tokens={stats.tokens}")
+    if header.get("secrets"):
+        fields.append(f"secrets={header['secrets']}")
+    if stats.over_budget:
+        fields.append("over_budget=true")
+    if header.get("warning"):
+        fields.append(f"warning={visible(str(header['warning']))}")
+    summary = dict(document.summary)
+    following = summary.pop("next", None)
+    if summary:  # a page's account of itself (shown=A:B) replaces the count of lines
+        fields = [f for f in fields if not f.startswith("shown=")]
+        fields.extend(f"{key}={visible(str(value))}" for key, value in summary.items())
+    if not fields and not ref:
+        return ""
+    if fields == [f"exit={status}"] and not ref:
+        return f"[exit {status}]"
+    if following:
+        tail = f" · next: {visible(str(following))}"
+    else:  # a page says nothing more: it is the store's file already
+        tail = f" · agentout show {ref}" if ref and not document.summary else ""
+    return f"[agentout: {' '.join(fields)}{tail}]" if fields else f"[agentout show {ref}]"
+
+
+def closing_fields(text: str) -> dict[str, str]:
+    """The fields of the closing line of ``text`` (``[agentout: k=v ... · tail]`` or
+    ``[exit N]``), for programs: ``{"exit": "3", "ref": ID, "next": CMD, ...}``; empty
+    when the output was shown whole and the command succeeded."""
+    lines = text.rstrip("\n").rsplit("\n", 1)
+    last = lines[-1]
+    if last.startswith("[exit ") and last.endswith("]"):
+        return {"exit": last[6:-1]}
+    if not last.startswith("[agentout") or not last.endswith("]"):
+        return {}
+    inner = last[1:-1]
+    if inner.startswith("agentout show "):  # [agentout show ID]
+        body, tail = "", inner
+    else:
+        body, _, tail = inner.removeprefix("agentout:").strip().partition(" · ")
+    fields: dict[str, str] = {}
+    for part in body.split(" "):
+        key, eq, value = part.partition("=")
+        if eq:
+            fields[key] = value
+        elif fields:  # a value with spaces (error=..., warning=...)
+            last_key = list(fields)[-1]
+            fields[last_key] += " " + part
+    if tail.startswith("next: "):
+        fields["next"] = tail[len("next: ") :]
+    elif tail.startswith("agentout show "):
+        fields["ref"] = tail[len("agentout show ") :]
+    return fields
+
+
+FORMAT = RawFormat()

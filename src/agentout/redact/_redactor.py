@@ -1,0 +1,176 @@
+"""The redactor: one object that hides secrets in streams, bytes, text and JSON-like data."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
+
+from agentout.redact._found import Found, marker
+from agentout.redact._names import (
+    extra_names as configured_names,
+)
+from agentout.redact._names import (
+    is_secret_name,
+    kind_of_name,
+    redaction_enabled,
+    secret_values,
+)
+from agentout.redact._scan import Scanner, plausible_value, secret_key
+from agentout.redact._stream import StreamRedactor
+
+__all__ = ["Redactor", "default_redactor", "redact_bytes", "redact_text", "redact_value"]
+
+T = TypeVar("T")
+
+
+class Redactor:
+    """Hides secrets before an agent sees them.
+
+    ``values`` maps each secret value to search for literally to the variable holding it
+    (``Redactor.from_environ`` takes them from the environment); ``extra_names`` are more
+    variable names (``*`` allowed) whose assigned values are secrets. A redactor that is
+    not ``enabled`` returns everything as it was and finds nothing. The scanner is built
+    on first use, so an unused redactor costs nothing.
+    """
+
+    def __init__(
+        self,
+        values: Mapping[str, str] | None = None,
+        *,
+        extra_names: Iterable[str] = (),
+        enabled: bool = True,
+    ) -> None:
+        self.enabled = enabled
+        self._values = dict(values or {})
+        self._extra = tuple(extra_names)
+        self._scanner: Scanner | None = None
+
+    @classmethod
+    def from_environ(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        extra_names: Iterable[str] = (),
+        enabled: bool | None = None,
+    ) -> Redactor:
+        """The redactor for this environment: the values of its secret variables, the
+        names in ``AGENTOUT_SECRET_NAMES`` and ``extra_names`` (from a config file), on
+        unless ``AGENTOUT_REDACT`` says off or ``enabled`` is False.
+
+        Raises AgentoutError for a bad ``AGENTOUT_REDACT`` or ``AGENTOUT_SECRET_NAMES``.
+        """
+        env = os.environ if environ is None else environ
+        names = (*configured_names(env), *extra_names)
+        on = redaction_enabled(env) if enabled is None else enabled
+        values = secret_values(env, names) if on else {}
+        return cls(values, extra_names=names, enabled=on)
+
+    @property
+    def scanner(self) -> Scanner | None:
+        """The compiled scanner, or None when redaction is off."""
+        if not self.enabled:
+            return None
+        if self._scanner is None:
+            from agentout.redact._rules import load_rules
+
+            self._scanner = Scanner(load_rules(), self._values, self._extra)
+        return self._scanner
+
+    def stream(self) -> StreamRedactor:
+        """A fresh redactor for one stream of bytes (a command's output)."""
+        return StreamRedactor(self.scanner)
+
+    def redact_bytes(self, data: bytes) -> tuple[bytes, Found]:
+        stream = self.stream()
+        out = stream.feed(data)
+        tail = stream.finish()
+        return (out + tail if tail else out), stream.found
+
+    def redact_text(self, text: str) -> tuple[str, Found]:
+        """``text`` with its secrets replaced; the very same string when there are none."""
+        if not self.enabled or not text:
+            return text, Found()
+        data = text.encode("utf-8", "surrogatepass")
+        out, found = self.redact_bytes(data)
+        if not found:
+            return text, found
+        try:
+            return out.decode("utf-8", "surrogatepass"), found
+        except UnicodeDecodeError:  # a window of a very long line cut a character
+            return out.decode("utf-8", "replace"), found
+
+    def redact_value(self, value: T) -> tuple[T, Found]:
+        """A JSON-like value (dicts, lists, tuples, strings, anything else kept) with the
+        secrets in its strings replaced, and a string under a key that names a secret
+        (``"password"``, ``"access_token"``, ``"GH_TOKEN"``) replaced whole."""
+        if not self.enabled:
+            return value, Found()
+        counts: dict[str, int] = {}
+        result = self._walk(value, None, counts)
+        return result, Found.of(counts)
+
+    def _walk(self, value: Any, key: str | None, counts: dict[str, int]) -> Any:
+        if isinstance(value, str):
+            kind = self._key_kind(key) if key is not None else None
+            if kind is not None and plausible_value(value):
+                counts[kind] = counts.get(kind, 0) + 1
+                return marker(kind).decode("ascii")
+            text, found = self.redact_text(value)
+            for name, n in found.kinds:
+                counts[name] = counts.get(name, 0) + n
+            return text
+        if isinstance(value, Mapping):
+            return {
+                self._walk(k, None, counts) if isinstance(k, str) else k: self._walk(
+                    v, k if isinstance(k, str) else None, counts
+                )
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self._walk(item, key, counts) for item in value]
+        if isinstance(value, tuple):
+            return tuple(self._walk(item, key, counts) for item in value)
+        return value
+
+    def _key_kind(self, key: str) -> str | None:
+        if is_secret_name(key, self._extra) or secret_key(key):
+            return kind_of_name(key)
+        return None
+
+
+_DEFAULT: tuple[tuple[tuple[str, str], ...], Redactor] | None = None
+_RELEVANT = re.compile(r"AGENTOUT_(?:REDACT|SECRET_NAMES)\Z")
+
+
+def default_redactor() -> Redactor:
+    """The redactor for the current environment, rebuilt only when the environment's
+    secret variables (or agentout's redaction settings) change."""
+    global _DEFAULT
+    extra = configured_names()
+    key = tuple(
+        sorted(
+            (name, value)
+            for name, value in os.environ.items()
+            if _RELEVANT.match(name) or is_secret_name(name, extra)
+        )
+    )
+    if _DEFAULT is None or _DEFAULT[0] != key:
+        _DEFAULT = (key, Redactor.from_environ())
+    return _DEFAULT[1]
+
+
+def redact_bytes(data: bytes) -> tuple[bytes, Found]:
+    """``data`` with its secrets replaced, by the redactor for the current environment."""
+    return default_redactor().redact_bytes(data)
+
+
+def redact_text(text: str) -> tuple[str, Found]:
+    """``text`` with its secrets replaced, by the redactor for the current environment."""
+    return default_redactor().redact_text(text)
+
+
+def redact_value(value: T) -> tuple[T, Found]:
+    """A JSON-like value with its secrets replaced (see ``Redactor.redact_value``)."""
+    return default_redactor().redact_value(value)

@@ -1,0 +1,78 @@
+"""Redact a stream of bytes chunk by chunk, with the same result as redacting it whole.
+
+Only what could still be part of a secret is held back: the last, unfinished line (a
+secret never spans lines, except a private key block, whose state is carried instead). A
+line longer than the scanner's window is not held whole: it is redacted window by window,
+at places that depend on the line alone, never on how it was cut into chunks. So memory
+stays within one window plus one chunk, and any chunking gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from agentout.redact._found import Found
+from agentout.redact._scan import KeyBlock, Scanner
+
+__all__ = ["StreamRedactor"]
+
+
+class StreamRedactor:
+    """``feed(chunk) -> bytes`` for each chunk as it arrives, then ``finish() -> bytes``.
+
+    The concatenation of everything returned is the redacted stream; ``found`` counts
+    what was replaced so far. With no scanner (redaction off) every chunk passes as is.
+    """
+
+    def __init__(self, scanner: Scanner | None) -> None:
+        self._scanner = scanner
+        self._held = b""
+        self._block = KeyBlock()
+        self._counts: dict[str, int] = {}
+        self._finished = False
+
+    @property
+    def found(self) -> Found:
+        return Found(tuple(sorted(self._counts.items())))
+
+    @property
+    def held(self) -> int:
+        """Bytes fed but not yet returned (the unfinished last line)."""
+        return len(self._held)
+
+    def feed(self, chunk: bytes) -> bytes:
+        if self._finished:
+            raise ValueError("feed() after finish()")
+        scanner = self._scanner
+        if scanner is None or not chunk:
+            return bytes(chunk)
+        data = self._held + chunk if self._held else bytes(chunk)
+        out: list[bytes] = []
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            text, kinds = scanner.redact(data[:cut], self._block, final=False)
+            out.append(text)
+            self._count(kinds)
+            data = data[cut:]
+        while len(data) > scanner.window:
+            # A line this long is no private key body: a block still open ends here.
+            self._block.open = self._block.marked = False
+            text, kinds, step = scanner.window_of(data[: scanner.window])
+            out.append(text)
+            self._count(kinds)
+            data = data[step:]
+        self._held = data
+        return out[0] if len(out) == 1 else b"".join(out)
+
+    def finish(self) -> bytes:
+        if self._finished:
+            return b""
+        self._finished = True
+        if self._scanner is None or not (self._held or self._block.open):
+            return b""
+        text, kinds = self._scanner.redact(self._held, self._block, final=True)
+        self._held = b""
+        self._count(kinds)
+        return text
+
+    def _count(self, kinds: list[str]) -> None:
+        for kind in kinds:
+            self._counts[kind] = self._counts.get(kind, 0) + 1

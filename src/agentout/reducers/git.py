@@ -1,0 +1,281 @@
+"""git log, git diff and git show, in the form an agent reads them.
+
+- ``git log`` (its default and ``--stat`` forms): one line a commit, ``HASH DATE
+  subject (author)``, the hash abbreviated as ``--oneline`` does; with ``--stat``, each
+  file line (``path | 12``) and the summary under it. Bodies are left out (the output is
+  stored). Other forms (``--oneline``, ``--format``, ``-p``) are compact already or are
+  read by the diff reducer, so they are left as they are.
+- ``git diff`` and the patch of ``git show``: each file once (``path`` or ``old →
+  new``, with ``new file``/``deleted`` said), every hunk header, every changed line,
+  and one line of context on each side of a run of changes; ``index`` lines go.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agentout.records import Record
+from agentout.reducers import Output, Reduced
+
+__all__ = ["GitDiff", "GitLog", "GitShow"]
+
+_COMMIT = re.compile(r"^commit ([0-9a-f]{7,64})(?: \((.*)\))?$")
+_AUTHOR = re.compile(r"^Author:\s+(.*?)(?:\s+<[^>]*>)?$")
+_DATE = re.compile(r"^(?:Author|Commit)?Date:\s+(.*)$")
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"], 1
+    )
+}
+_GIT_DATE = re.compile(r"^\w{3} (\w{3}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4}) [+-]\d{4}$")
+_STAT = re.compile(r"^ (\S.*?)\s+\|\s+(\d+|Bin .*)")
+_STAT_SUMMARY = re.compile(r"^ \d+ files? changed")
+_ABBREV = 7
+_LOG_OPTIONS_LEFT_ALONE = ("--oneline", "--format", "--pretty", "-p", "--patch", "--graph", "-u")
+
+
+def _words_have(words: Sequence[str], options: Sequence[str]) -> bool:
+    return any(w == o or w.startswith(o + "=") for w in words for o in options)
+
+
+def _short_date(text: str) -> str:
+    found = _GIT_DATE.match(text.strip())
+    if found is None:
+        return text.strip()
+    month, day, year = found.groups()
+    return f"{year}-{_MONTHS.get(month, 0):02d}-{int(day):02d}"
+
+
+@dataclass
+class _Commit:
+    n: int
+    hash: str
+    refs: str | None = None
+    author: str = ""
+    date: str = ""
+    subject: str = ""
+    stat: list[str] | None = None
+    last: int = 0
+    merge: str | None = None
+
+
+def _commits(lines: Sequence[str]) -> list[_Commit] | None:
+    """The commits of ``git log``'s default (or ``--stat``) form; None if it is not that."""
+    commits: list[_Commit] = []
+    current: _Commit | None = None
+    in_message = False
+    for n, line in enumerate(lines, start=1):
+        head = _COMMIT.match(line)
+        if head is not None:
+            current = _Commit(n, head.group(1), head.group(2), last=n)
+            commits.append(current)
+            in_message = False
+            continue
+        if current is None:
+            if line.strip():
+                return None  # not the log's form
+            continue
+        current.last = n
+        if line.startswith("Merge: "):
+            current.merge = line[len("Merge: ") :].strip()
+        elif (author := _AUTHOR.match(line)) is not None and not in_message:
+            current.author = author.group(1)
+        elif (date := _DATE.match(line)) is not None and not in_message:
+            current.date = _short_date(date.group(1))
+        elif line.startswith("    "):
+            in_message = True
+            if not current.subject:
+                current.subject = line.strip()
+        elif _STAT.match(line) or _STAT_SUMMARY.match(line):
+            current.stat = [*(current.stat or []), _stat_line(line)]
+        elif line.strip():
+            return None
+    return commits or None
+
+
+def _stat_line(line: str) -> str:
+    """`` path | 12 ++--`` as ``path | 12`` (the bar repeats the count)."""
+    found = _STAT.match(line)
+    if found is None:
+        return line.strip()
+    return f"{found.group(1)} | {found.group(2)}"
+
+
+def _abbreviations(hashes: Sequence[str]) -> dict[str, str]:
+    """Each hash at the shortest length (7 at least) that tells the shown ones apart."""
+    length = _ABBREV
+    while len({h[:length] for h in hashes}) < len(set(hashes)) and length < 40:
+        length += 1
+    return {h: h[:length] for h in hashes}
+
+
+class GitLog:
+    """git log: one line a commit (hash, date, subject), --stat kept per commit."""
+
+    name = "git/log"
+    # every commit's hash (its first 7 digits) and its subject
+    facts = (r"(?m)^commit ([0-9a-f]{7})", r"(?m)^Date:.*\n\n    (\S.*)$")
+
+    def matches(self, words: Sequence[str]) -> bool:
+        return tuple(words[:2]) == ("git", "log") and not _words_have(
+            words[2:], _LOG_OPTIONS_LEFT_ALONE
+        )
+
+    def reduce(self, output: Output) -> Reduced | None:
+        commits = _commits(output.lines)
+        if commits is None:
+            return None
+        return Reduced(_log_records(commits))
+
+
+def _log_records(commits: list[_Commit]) -> list[Record]:
+    """One record a commit; an author shared by all of them is said once, first."""
+    authors = {c.author for c in commits}
+    shared = authors.pop() if len(authors) == 1 and len(commits) > 1 else None
+    records = [_commit_record(c, s, shared is None) for c, s in _with_abbrevs(commits)]
+    if shared:
+        records.insert(0, Record.of({"text": f"(all by {shared})"}, kind="R"))
+    return records
+
+
+def _with_abbrevs(commits: list[_Commit]) -> list[tuple[_Commit, str]]:
+    short = _abbreviations([c.hash for c in commits])
+    return [(commit, short[commit.hash]) for commit in commits]
+
+
+def _commit_record(commit: _Commit, short: str, with_author: bool = True) -> Record:
+    refs = f" ({commit.refs})" if commit.refs else ""
+    merge = f" merge {commit.merge}" if commit.merge else ""
+    author = f" ({commit.author})" if commit.author and with_author else ""
+    line = f"{short} {commit.date}{refs}{merge} {commit.subject}{author}"
+    lines = [line, *(f"  {s}" for s in commit.stat or ())]
+    full = {"text": "\n".join(lines), "n": commit.n, "last": commit.last}
+    if len(lines) == 1:
+        return Record.of(full, kind="R")
+    return Record.of({**full, "text": line}, full, kind="R")
+
+
+# -- diffs -----------------------------------------------------------------------------------
+
+_DIFF = re.compile(r"^diff --git a/(.*) b/(.*)$")
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+_FILE_NOTES = ("new file mode", "deleted file mode", "rename from", "rename to", "Binary files")
+_CONTEXT = 1  # lines of context kept on each side of a run of changes
+
+
+@dataclass
+class _Hunk:
+    n: int
+    header: str
+    body: list[tuple[int, str]]
+
+
+def _diff_records(lines: Sequence[str], start: int = 0) -> list[Record] | None:
+    """One record per file of a diff in ``lines[start:]``; None if it is not a git diff."""
+    records: list[Record] = []
+    i = start
+    while i < len(lines) and not lines[i].startswith("diff --git "):
+        if lines[i].strip():
+            return None
+        i += 1
+    while i < len(lines):
+        head = _DIFF.match(lines[i])
+        if head is None:
+            return None
+        first = i + 1
+        old, new = head.groups()
+        notes: list[str] = []
+        i += 1
+        while i < len(lines) and not lines[i].startswith(("@@", "diff --git ")):
+            line = lines[i]
+            if line.startswith(_FILE_NOTES):
+                notes.append(line.replace(" mode", "").split(" 100")[0])
+            i += 1
+        hunks: list[_Hunk] = []
+        while i < len(lines) and not lines[i].startswith("diff --git "):
+            if _HUNK.match(lines[i]):
+                hunks.append(_Hunk(i + 1, lines[i], []))
+            elif hunks:
+                hunks[-1].body.append((i + 1, lines[i]))
+            i += 1
+        name = new if old == new else f"{old} → {new}"
+        said = [note for note in notes if not note.startswith("rename")]
+        title = name + (f" ({', '.join(said)})" if said else "")
+        shown = [title]
+        for hunk in hunks:
+            shown.append(hunk.header)
+            shown.extend(_trimmed(hunk.body))
+        terse = [title, *(h.header for h in hunks)]
+        full = {"text": "\n".join(shown), "n": first, "last": i}
+        if terse == shown:
+            records.append(Record.of(full, kind="R"))
+        else:
+            records.append(Record.of({**full, "text": "\n".join(terse)}, full, kind="R"))
+    return records
+
+
+def _trimmed(body: Sequence[tuple[int, str]]) -> list[str]:
+    """Changed lines, with ``_CONTEXT`` lines of context around each run of them."""
+    changed = [j for j, (_, line) in enumerate(body) if line.startswith(("+", "-", "\\"))]
+    keep: set[int] = set()
+    for j in changed:
+        keep.update(range(max(0, j - _CONTEXT), min(len(body), j + _CONTEXT + 1)))
+    out: list[str] = []
+    skipped = 0
+    for j, (_, line) in enumerate(body):
+        if j in keep:
+            if skipped and out:
+                out.append(" …")
+            skipped = 0
+            out.append(line)
+        else:
+            skipped += 1
+    return out
+
+
+class GitDiff:
+    """git diff: files, hunk headers, changed lines with one line of context."""
+
+    name = "git/diff"
+    facts = (
+        r"(?m)^diff --git a/\S+ b/(\S+)$",
+        r"(?m)^(@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@)",
+        r"(?m)^([+-][^+\-\n].*)$",
+    )
+
+    def matches(self, words: Sequence[str]) -> bool:
+        return tuple(words[:2]) == ("git", "diff") and not _words_have(
+            words[2:], ("--stat", "--name-only", "--name-status", "--numstat", "--shortstat")
+        )
+
+    def reduce(self, output: Output) -> Reduced | None:
+        records = _diff_records(output.lines)
+        return None if not records else Reduced(records)
+
+
+class GitShow:
+    """git show: the commit as git log gives it, then its diff as git diff does."""
+
+    name = "git/show"
+    facts = (r"(?m)^commit ([0-9a-f]{7})", *GitDiff.facts)
+
+    def matches(self, words: Sequence[str]) -> bool:
+        return tuple(words[:2]) == ("git", "show") and not _words_have(
+            words[2:],
+            ("--stat", "--name-only", "--name-status", "--format", "--pretty", "--oneline"),
+        )
+
+    def reduce(self, output: Output) -> Reduced | None:
+        lines = output.lines
+        cut = next((i for i, x in enumerate(lines) if x.startswith("diff --git ")), len(lines))
+        commits = _commits(lines[:cut])
+        if commits is None:
+            return None
+        records = _log_records(commits)
+        diff = _diff_records(lines, cut) if cut < len(lines) else []
+        if diff is None:
+            return None
+        return Reduced([*records, *diff])

@@ -1,0 +1,205 @@
+"""``agentout reducers verify``: every reducer against its cases, every fact checked.
+
+A case is real recorded output: a directory with ``cmd`` (the argv as JSON), ``output``
+(or ``output.gz``), ``exit`` and, optionally, ``facts.json``. Agentout's own reducers are
+checked against every recorded case whose command they handle (``CASES``); a reducer
+file lists its own with ``[[case]] fixture = "DIR"`` (relative to the file), and may
+say what the result must and must not contain.
+
+Each case goes through the same delivery ``agentout run`` uses, and passes when:
+
+- every fact in ``facts.json``, and every match of each pattern the reducer declares in
+  ``facts``, is kept (``agentout.facts``: one block holds all of a fact's values);
+- the result costs no more tokens than the raw output (plus the ``[exit N]`` line);
+- it contains each ``contains`` string and none of the ``not_contains`` ones.
+
+``safety_problems`` reads a reducer file's own text (its templates and labels) for what
+could pose as agentout's markers or hide text from the reader.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from agentout.reducers import Reducer
+
+__all__ = ["CASES", "Case", "Outcome", "cases_for", "check", "load_case", "safety_problems"]
+
+CASES = "cases"  # agentout's recorded cases, in the package beside the reducers
+
+
+@dataclass(frozen=True)
+class Case:
+    """One recorded run of a command."""
+
+    name: str
+    argv: tuple[str, ...]
+    output: bytes
+    exit: int
+    facts: tuple[Any, ...] = ()
+    contains: tuple[str, ...] = ()
+    not_contains: tuple[str, ...] = ()
+
+
+@dataclass
+class Outcome:
+    """How one reducer did on one case."""
+
+    reducer: str
+    case: str
+    raw_tokens: int = 0
+    tokens: int = 0
+    form: str = ""
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "reducer": self.reducer,
+            "case": self.case,
+            "ok": self.ok,
+            "form": self.form,
+            "raw_tokens": self.raw_tokens,
+            "tokens": self.tokens,
+            "problems": self.problems,
+        }
+
+
+def load_case(folder: Path, name: str | None = None) -> Case:
+    """A recorded case from its directory (``InputError`` naming the file if broken)."""
+    from agentout.errors import InputError
+    from agentout.facts import loads
+
+    try:
+        argv = json.loads((folder / "cmd").read_text(encoding="utf-8"))
+        packed = folder / "output.gz"
+        output = (
+            gzip.decompress(packed.read_bytes())
+            if packed.exists()
+            else (folder / "output").read_bytes()
+        )
+        status = int((folder / "exit").read_text(encoding="utf-8").strip() or 0)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"not a recorded case ({exc})", str(folder)) from None
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        raise InputError("cmd: expected the argv as a JSON list of strings", str(folder / "cmd"))
+    facts_file = folder / "facts.json"
+    facts = (
+        tuple(loads(facts_file.read_text(encoding="utf-8"), str(facts_file)))
+        if facts_file.exists()
+        else ()
+    )
+    return Case(name or folder.name, tuple(argv), output, status, facts)
+
+
+def builtin_cases() -> Iterator[Case]:
+    """Every case recorded for agentout's own reducers (``family/name``)."""
+    root = resources.files("agentout.reducers") / CASES
+    with resources.as_file(root) as folder:
+        for family in sorted(p for p in Path(folder).iterdir() if p.is_dir()):
+            for case in sorted(p for p in family.iterdir() if p.is_dir()):
+                yield load_case(case, f"{family.name}/{case.name}")
+
+
+def cases_for(reducer: Reducer, recorded: Sequence[Case]) -> list[Case]:
+    """The cases ``reducer`` handles: its own ``[[case]]`` list, or the recorded ones
+    whose command is first matched by it."""
+    own = getattr(reducer, "cases", ())
+    if own:
+        base = Path(getattr(reducer, "path", ".")).parent
+        found = []
+        for listed in own:
+            case = load_case(base / listed.fixture, listed.fixture)
+            found.append(
+                Case(
+                    case.name,
+                    case.argv,
+                    case.output,
+                    case.exit,
+                    case.facts,
+                    listed.contains,
+                    listed.not_contains,
+                )
+            )
+        return found
+    from agentout.reducers import find
+
+    return [
+        case
+        for case in recorded
+        if (chosen := find(case.argv)) is not None and chosen.name == reducer.name
+    ]
+
+
+def check(reducer: Reducer, case: Case) -> Outcome:
+    """``case`` delivered as ``agentout run`` would, with ``reducer`` (see the module)."""
+    from agentout.capture import Capture
+    from agentout.facts import extract, lost
+    from agentout.sources.output import TextSettings, deliver_output
+    from agentout.spill import SpillStore
+    from agentout.tokens import count
+
+    outcome = Outcome(reducer.name, case.name)
+    with tempfile.TemporaryDirectory(prefix="agentout-verify-") as scratch:
+        capture = Capture(threshold=8192, store=SpillStore(Path(scratch) / "spill"))
+        capture.feed(case.output)
+        capture.close()
+        delivered = deliver_output(
+            capture,
+            TextSettings(8192),
+            argv=case.argv,
+            exit_status=case.exit,
+            header={"exit": case.exit},
+            reducer=reducer,
+        )
+    text = delivered.text
+    raw = case.output.decode("utf-8", "replace")
+    outcome.form = delivered.form
+    outcome.raw_tokens, outcome.tokens = count(raw), count(text)
+    allowance = count(f"[exit {case.exit}]\n") if case.exit else 0
+    if outcome.tokens > outcome.raw_tokens + allowance:
+        outcome.problems.append(f"{outcome.tokens} tokens, more than the raw {outcome.raw_tokens}")
+    declared = [fact for pattern in reducer.facts for fact in extract(pattern, raw)]
+    for fact in lost([*case.facts, *declared], text):
+        outcome.problems.append(f"lost {fact.label}: {', '.join(fact.values)}")
+    for wanted in case.contains:
+        if wanted not in text:
+            outcome.problems.append(f"does not contain {wanted!r}")
+    for unwanted in case.not_contains:
+        if unwanted in text:
+            outcome.problems.append(f"contains {unwanted!r}")
+    return outcome
+
+
+# -- what a reducer file may not say ---------------------------------------------------------
+
+_MARKERS = ("[agentout", "[… ", "[exit ", "[secret:")
+_HIDDEN = {
+    *range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200B, 0x200C,
+    0x200D, 0x200E, 0x200F, *range(0x2028, 0x202F), *range(0x2060, 0x2065),
+    *range(0x2066, 0x206A), 0xFEFF, *range(0xE0000, 0xE0080),
+}  # fmt: skip
+
+
+def safety_problems(texts: Iterable[tuple[str, str]]) -> list[str]:
+    """For each (where, text) a reducer writes into its output: a marker agentout prints
+    itself, or a character that hides or reorders text, is a problem."""
+    problems = []
+    for where, text in texts:
+        for marker in _MARKERS:
+            if marker in text:
+                problems.append(f"{where}: {marker!r} is how agentout's own markers begin")
+        hidden = sorted({f"U+{ord(c):04X}" for c in text if ord(c) in _HIDDEN})
+        if hidden:
+            problems.append(f"{where}: hidden or reordering characters {', '.join(hidden)}")
+    return problems

@@ -1,0 +1,107 @@
+"""What agents need stays byte for byte: real output of real tools, redaction on."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agentout.redact import Redactor
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> bytes:
+    done = subprocess.run(
+        args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, check=False
+    )
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    root = tmp_path_factory.mktemp("facts")
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(root),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Agent",
+        "GIT_AUTHOR_EMAIL": "agent@example.com",
+        "GIT_COMMITTER_NAME": "Agent",
+        "GIT_COMMITTER_EMAIL": "agent@example.com",
+    }
+    repo = root / "repo"
+    repo.mkdir()
+    _run(["git", "init", "-q"], repo, env)
+    for i in range(12):
+        (repo / f"module_{i}.py").write_text(
+            f"def check_token_count_{i}(tokens: int) -> bool:\n"
+            f"    return tokens > {i}  # key path {uuid.uuid4()}\n"
+        )
+        _run(["git", "add", "."], repo, env)
+        _run(
+            ["git", "commit", "-q", "-m", f"Count tokens in module {i}: key=value pairs"], repo, env
+        )
+    tests = root / "suite"
+    tests.mkdir()
+    (tests / "test_things.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.parametrize('key', ['api', 'secret_name', 'token_count'])\n"
+        "def test_keys(key):\n    assert key != 'secret_name'\n\n"
+        "def test_hash():\n    assert 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3' == 'x'\n"
+    )
+    return {
+        "git log": _run(["git", "log", "--stat"], repo, env),
+        "git log --oneline": _run(["git", "log", "--oneline", "--no-abbrev-commit"], repo, env),
+        "git show": _run(["git", "show", "HEAD~3"], repo, env),
+        "sha256sum": _run(["sh", "-c", "sha256sum *.py"], repo, env),
+        "ls -la": _run(["ls", "-la", "--time-style=long-iso", "."], repo, env),
+        "uuids": "\n".join(str(uuid.uuid4()) for _ in range(50)).encode() + b"\n",
+        "pytest": _run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:agentout",
+                "-rA",
+                "test_things.py",
+            ],
+            tests,
+            {**env, "PYTHONDONTWRITEBYTECODE": "1"},
+        ),
+        "grep -rn": _run(["grep", "-rn", "token", "."], repo, env),
+    }
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "git log",
+        "git log --oneline",
+        "git show",
+        "sha256sum",
+        "ls -la",
+        "uuids",
+        "pytest",
+        "grep -rn",
+    ],
+)
+def test_real_output_without_secrets_passes_unchanged(outputs: dict[str, bytes], name: str) -> None:
+    raw = outputs[name]
+    assert len(raw) > 100, raw  # the tool really ran
+    out, found = Redactor.from_environ().redact_bytes(raw)
+    assert out == raw
+    assert found.total == 0
+
+
+def test_the_facts_are_there_to_keep(outputs: dict[str, bytes]) -> None:
+    assert len(outputs["git log --oneline"].split()[0]) == 40  # full commit hashes
+    assert outputs["sha256sum"].split()[0].isalnum()
+    assert len(outputs["sha256sum"].split()[0]) == 64
+    assert b"FAILED test_things.py::test_keys[secret_name]" in outputs["pytest"]
+    assert b"-rw-" in outputs["ls -la"]
