@@ -96,5 +96,5 @@ def test_every_tool_keeps_to_its_budget_as_the_client_receives_it(
     over = [row for row in seen if row[2] > row[1] or (row[3] or 0) > row[1]]
     assert over == []
     assert len(seen) == len(BUDGETS) * len(calls("x"))
-    spilling = [row for row in seen if row[0] == "query_records" and row[1] == 500]
-    assert all(row[2] > 250 for row in spilling), "the budget is used, not left idle"
+    # the budget is used, not left idle: a long command output fills at least half of it
+    assert all(shown > budget // 2 for name, budget, shown, _ in seen if name == "run_command")

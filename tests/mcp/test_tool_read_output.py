@@ -14,7 +14,6 @@ from mcp_support import (
 )
 
 from agentout.formats.raw import closing_fields
-from agentout.formats.records import parse
 from agentout.spill import SpillStore
 from agentout.tokens import count
 

@@ -113,7 +113,8 @@ def to_result(reply: Reply, limits: Limits) -> CallToolResult:
             refs.append(outcome.ref)
         meta["cut"] = [cut.describe() for cut in outcome.cuts]
     refs = list(dict.fromkeys(refs))
-    shown = _shown(reply.text, refs, limits)
+    named = reply.text + (compact_json(structured) if structured is not None else "")
+    shown = _shown(reply.text, refs, limits, named)
     if shown is None:
         return _error(
             f"the result does not fit max_tokens={limits.max_tokens} beside the links to "
@@ -138,12 +139,13 @@ def to_result(reply: Reply, limits: Limits) -> CallToolResult:
 
 
 def _shown(
-    text: str, refs: list[SpillRef], limits: Limits
+    text: str, refs: list[SpillRef], limits: Limits, named: str
 ) -> tuple[str, list[SpillRef], Fitted | None] | None:
     """What the agent is shown: (text, files linked, the cut if the text was cut), the
-    first of these that fits: the text and every link; the text alone, if it names every
-    file; the text cut by lines beside every link (and the link to the whole text); the
-    cut text alone, naming the whole text (which names the rest). None if nothing fits."""
+    first of these that fits: the text and every link; the text alone, if it (or the
+    structured content: ``named`` holds both) names every file; the text cut by lines
+    beside every link and the link to the whole text; the cut text alone, naming the
+    whole text (which names the rest). None if nothing fits."""
     tokenizer = limits.tokenizer
 
     def fits(shown: str, linked: Sequence[SpillRef]) -> bool:
@@ -155,7 +157,7 @@ def _shown(
 
     if fits(text, refs):
         return text, refs, None
-    if names_all(text, refs) and fits(text, []):
+    if names_all(named, refs) and fits(text, []):
         return text, [], None
     links = sum(link_tokens(ref, tokenizer) for ref in refs)
     for room in (
