@@ -44,6 +44,12 @@ class CallTokenizers:
         self._files: OrderedDict[tuple[str, int, int, int], Tokenizer] = OrderedDict()
         self._lock = threading.Lock()
 
+    @property
+    def loaded(self) -> int:
+        """How many tokenizer.json files are loaded now (at most ``CACHED_FILES``)."""
+        with self._lock:
+            return len(self._files)
+
     def get(self, name: str | None) -> Tokenizer:
         if name is None:
             return self.default
