@@ -381,7 +381,8 @@ def test_stdin_closing_ends_the_groups_and_the_call_is_answered(
     replies = [json.loads(line) for line in server.stdout.read().splitlines()]
     assert server.wait(timeout=30) == 0
     (answer,) = [reply for reply in replies if reply.get("id") == 1]
-    assert 'error="cancelled; stopped"' in answer["result"]["content"][0]["text"]
+    assert "error=cancelled; stopped" in answer["result"]["content"][0]["text"]
+    assert answer["result"]["isError"] is True
 
 
 # -- the stdio transport ------------------------------------------------------------------

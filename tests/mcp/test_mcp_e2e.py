@@ -66,7 +66,7 @@ async def scenario(client: Client, project: Path, spill_dir: Path) -> None:
     assert "status=FAIL" in texts(tests)
 
     echoed = await client.call_tool("run_command", {"command": ["echo", "a b; c"]})
-    assert 'text="a b; c"' in texts(echoed)
+    assert texts(echoed) == "a b; c\n"
 
     dry = await client.call_tool("cleanup_temp_files", {"dry_run": True})
     assert dry.structured_content["dry_run"] is True

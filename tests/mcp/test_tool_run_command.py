@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from mcp_support import (
     call,
-    header,
     links,
     make_server,
     text_tokens,
@@ -18,7 +17,7 @@ from mcp_support import (
     tools,
 )
 
-from agentout.formats.records import parse
+from agentout.formats.raw import closing_fields
 from agentout.spill import SpillStore
 
 
@@ -34,10 +33,9 @@ def test_run_command_runs_an_allowed_executable_without_a_shell(
     server = make_server(project, store, allow="echo")
     result = call(server, "run_command", command=["echo", "hi; touch pwned && echo $HOME `id`"])
     assert not result.is_error
-    lines = [fields for kind, fields in parse(texts(result)) if kind == "L"]
-    assert lines == [{"n": 1, "text": "hi; touch pwned && echo $HOME `id`"}]
+    assert texts(result) == "hi; touch pwned && echo $HOME `id`\n", "as printed"
     assert not (project / "pwned").exists()
-    assert header(result)["exit"] == 0
+    assert result.meta["agentout"]["exit"] == 0
 
 
 def test_run_command_spills_long_output_and_keeps_the_error(
@@ -84,8 +82,10 @@ def test_run_command_stops_at_its_timeout(project: Path, store: SpillStore) -> N
     server = make_server(project, store, allow="sleep")
     result = call(server, "run_command", command=["sleep", "30"], timeout_seconds=0.5)
     assert result.is_error
-    assert header(result)["error"] == "timed out after 0.5s; stopped"
-    assert header(result)["exit"] == 124  # as coreutils' timeout
+    closing = closing_fields(texts(result))
+    assert closing["error"] == "timed out after 0.5s; stopped"
+    assert closing["exit"] == "124"  # as coreutils' timeout
+    assert result.meta["agentout"]["exit"] == 124
 
 
 def test_a_bare_name_runs_the_executable_found_at_start_not_a_project_file(
@@ -97,5 +97,5 @@ def test_a_bare_name_runs_the_executable_found_at_start_not_a_project_file(
     (project / "echo").symlink_to(shutil.which("rm") or "/bin/rm")  # planted afterwards
     result = call(server, "run_command", command=["echo", "victim"])
     assert not result.is_error
-    assert [f["text"] for k, f in parse(texts(result)) if k == "L"] == ["victim"]
+    assert texts(result) == "victim\n"
     assert victim.read_text() == "keep me"

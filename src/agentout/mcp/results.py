@@ -153,7 +153,8 @@ def _shown(
         return room >= 0 and count_until(shown, room, tokenizer) is not None
 
     def names_all(shown: str, linked: Sequence[SpillRef]) -> bool:
-        return all(ref.ref in shown for ref in linked)
+        # by its name, or by the 16 hex digits that name it too (agentout show ID)
+        return all(ref.ref in shown or _hex(ref) in shown for ref in linked)
 
     if fits(text, refs):
         return text, refs, None
@@ -177,6 +178,10 @@ def _shown(
         if cut.ref is not None and names_all(cut.text, [cut.ref]) and fits(cut.text, []):
             return cut.text, [], cut
     return None
+
+
+def _hex(ref: SpillRef) -> str:
+    return ref.ref.rsplit(".", 1)[0].rsplit("-", 1)[-1]
 
 
 def block_json(block: ContentBlock) -> str:

@@ -1,8 +1,14 @@
-"""``run_command`` (only with ``--allow-commands``): one allowed executable, no shell."""
+"""``run_command`` (only with ``--allow-commands``): one allowed executable, no shell.
+
+The command runs as ``agentout run`` runs it (``agentout.sources.command.run``): in its
+own process group, its output drained at pipe speed, secrets hidden, and delivered as
+printed when it fits, else its reducer's form or the lines that matter, the whole kept in
+the server's store. Here it runs in the first root, never on the server's stdin, and a
+cancelled call (or a stopping server) ends its process group.
+"""
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 import threading
 from typing import Annotated, Any
@@ -18,8 +24,8 @@ from agentout.mcp.tools._common import Argument, MaxTokens, Threshold, packing, 
 NAME = "run_command"
 DESCRIPTION = (
     "Run one allowed executable ({allowed}) with its arguments, no shell, in the project "
-    "root, and return the output lines that matter (errors first) within max_tokens; the "
-    "complete output is kept in a file."
+    "root, and return its output as printed when it fits, else the lines that matter "
+    "(errors first) within max_tokens; the complete output is kept in a file."
 )
 
 
@@ -49,8 +55,8 @@ def register(server: MCPServer[Any], config: ServerConfig) -> None:
         inline_threshold_bytes: Threshold = None,
     ) -> CallToolResult:
         def work(cancel: threading.Event) -> CallToolResult:
-            limits = (max_tokens, inline_threshold_bytes)
-            return _run(config, command, timeout_seconds, limits, cancel)
+            budget = (max_tokens, inline_threshold_bytes)
+            return _run(config, command, timeout_seconds, budget, cancel)
 
         return await config.calls.run(work)
 
@@ -62,33 +68,25 @@ def _run(
     budget: tuple[int | None, int | None],
     cancel: threading.Event,
 ) -> CallToolResult:
-    from agentout import process
-    from agentout.sources.log import LogSink
+    from agentout.sources.command import run
 
     with tool_errors():
         limits = config.limits(*budget)
-        argv = config.allow.argv(command)
-        sink = LogSink(inline_threshold=limits.inline_threshold, store=config.store, kind="run")
-        done = process.run(
-            argv,
-            sink.feed,
+        done = run(
+            config.allow.argv(command),
+            max_tokens=packing(limits, ("run", ".log")).max_tokens,
+            inline_threshold=limits.inline_threshold,
+            tokenizer=limits.tokenizer,
+            store=config.store,
+            timeout=timeout,
             cwd=config.roots.first,
             stdin=subprocess.DEVNULL,  # stdin is the protocol's channel over stdio
-            timeout=timeout,
             cancel=cancel,
         )
-        header: dict[str, Any] = {"cmd": _clip(shlex.join(command)), "exit": done.exit_status}
-        if done.signal is not None:
-            header["signal"] = done.signal
-        if done.error is not None:
-            header["error"] = done.error
-        header["duration"] = f"{done.duration:.2f}s"
-        room = packing(limits, ("run", ".log")).max_tokens
-        delivery = sink.deliver(header, max_tokens=room, tokenizer=limits.tokenizer)
-        reply = Reply.of_delivery(delivery, exit=done.exit_status)
-        failed = done.error is not None
-        return to_result(Reply(reply.text, reply.refs, error=failed, meta=reply.meta), limits)
-
-
-def _clip(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else f"{text[:limit]}… (+{len(text) - limit} chars)"
+        outcome, delivery = done.outcome, done.delivery
+        meta: dict[str, Any] = {"exit": outcome.exit_status, "duration": round(outcome.duration, 3)}
+        if delivery.warning:
+            meta["warning"] = delivery.warning
+        refs = (delivery.ref,) if delivery.ref is not None else ()
+        failed = outcome.error is not None  # timed out, cancelled, or could not start
+        return to_result(Reply(delivery.text, refs, error=failed, meta=meta), limits)
