@@ -49,6 +49,7 @@ def _check_namespace(_ctx: Any, _param: Any, value: str | None) -> str | None:
 @click.option(
     "--host",
     default=HOST,
+    metavar="HOST",
     show_default=True,
     help="The address --http listens on; beyond loopback only with $AGENTOUT_SERVE_TOKEN set.",
 )
