@@ -3,7 +3,7 @@
 Runs every case of bench/shell/cases.py (the bench's and the extra ones) in a workspace
 prepared as the bench prepares it, and writes, per case:
 
-    src/agentout/reducers/cases/<family>/<case>/
+    tests/fixtures/commands/<family>/<case>/
         cmd          the argv, as JSON
         output       the raw bytes, stdout and stderr merged in order through one pipe
                      (output.gz instead, gzip with no name or time, when over 200 KB)
@@ -38,7 +38,7 @@ from shell.cases import ALL, Case  # noqa: E402
 from shell.tools import prepare_tools  # noqa: E402
 from shell.workspace import Workspace, prepare  # noqa: E402
 
-DEFAULT_OUTPUT = ROOT / "src" / "agentout" / "reducers" / "cases"
+DEFAULT_OUTPUT = ROOT / "tests" / "fixtures" / "commands"
 GZIP_OVER = 200_000
 
 

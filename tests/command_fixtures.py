@@ -1,5 +1,5 @@
-"""The recorded command outputs of src/agentout/reducers/cases/, for the reducers' tests
-(they ship with agentout, for ``agentout reducers verify``).
+"""The recorded command outputs of tests/fixtures/commands/, for the reducers' tests (the
+wheel ships them as ``agentout/reducers/cases``, for ``agentout reducers verify``).
 
 Each fixture is one real run of one command of the shell corpus (bench/shell/cases.py),
 recorded by scripts/record_command_fixtures.py:
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agentout.facts import Fact, loads
 
-COMMANDS = Path(__file__).resolve().parents[1] / "src" / "agentout" / "reducers" / "cases"
+COMMANDS = Path(__file__).resolve().parent / "fixtures" / "commands"
 
 
 @dataclass(frozen=True)

@@ -27,3 +27,14 @@ def reference_tiktoken(tmp_path_factory: pytest.TempPathFactory) -> ReferenceTik
         return loaded[name]
 
     return get
+
+
+@pytest.fixture(autouse=True)
+def _private_ledger(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test writes the user's savings ledger (agentout.ledger): the session has its own,
+    written before a command returns (the detached recorder is tested on its own)."""
+    path = tmp_path_factory.getbasetemp() / "ledger.sqlite3"
+    monkeypatch.setenv("AGENTOUT_LEDGER_DB", str(path))
+    monkeypatch.setenv("AGENTOUT_LEDGER_SYNC", "1")

@@ -95,7 +95,7 @@ def test_agent_reports_are_read_back_with_their_files() -> None:
         "H agentout=1 total=3 included=3 omitted=0 truncated=false tokens=1 tokenizer=chars4\n"
         "S status=FAIL failed=3\n"
         "P file=tests/test_a.py failed=3\n"
-        'R tests=["test_x L3","test_y L9"] type=KeyError msg=k origin=src/m.py:4\n'
+        'R test=test_x L=3 type=KeyError msg=k origin=src/m.py:4 also="test_y L9"\n'
         'R test=test_z ids=["1","2"] L=12 type=AssertionError expected=1 got=2\n'
         "P file=tests/test_b.py errors=1\n"
         "R L=1 when=collect type=ImportError msg=nope\n"
@@ -110,6 +110,13 @@ def test_agent_reports_are_read_back_with_their_files() -> None:
     assert bench_pytest._causes_complete(report) == (3, 3)
     bare = bench_pytest._bare(report)
     assert 0 < bare < bench_pytest.count(report)  # the same content, without the syntax
+
+
+def test_pytest_counts_are_checked_against_pytests_summary(tmp_path: Path) -> None:
+    bench_pytest = importlib.import_module("bench_pytest")
+    text = "\n".join(bench_pytest._counts_check(tmp_path, tmp_path / "spill", suites=2))
+    assert "2 generated suites" in text
+    assert "0 mismatches" in text
 
 
 def test_pytest_fixed_costs_are_measured() -> None:

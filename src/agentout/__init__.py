@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import TYPE_CHECKING
 
 from agentout._lazy import attach
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (the hook is timed)
 
 if TYPE_CHECKING:
     from agentout.budget import Budget

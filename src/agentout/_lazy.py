@@ -10,7 +10,10 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: `agentout hook` is timed
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["attach"]
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-AGENTOUT = [sys.executable, "-c", "from agentout.cli import main; main()"]
+from adversarial_support import AGENTOUT
 
 
 @pytest.fixture
@@ -41,14 +39,3 @@ def agentout(store: Path) -> Callable[..., subprocess.CompletedProcess[bytes]]:
         )
 
     return call
-
-
-def stored(store: Path) -> list[Path]:
-    """The files agentout committed to the store (never a partial one)."""
-    return (
-        sorted(p for p in store.iterdir() if not p.name.startswith(".")) if store.exists() else []
-    )
-
-
-def python(code: str) -> Sequence[str]:
-    return [sys.executable, "-c", code]

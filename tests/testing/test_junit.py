@@ -13,7 +13,7 @@ from tests.testing.conftest import failures, kinds
 from agentout.cli.main import cli
 from agentout.errors import InputError
 from agentout.sources.testing.junit import read_junit
-from agentout.sources.testing.report import render
+from agentout.sources.testing.report import named_tests, render
 
 SAMPLES = Path(__file__).parents[2] / "examples" / "junit"
 
@@ -54,7 +54,8 @@ def test_surefire() -> None:
     )
     assert assertion["type"] == "org.opentest4j.AssertionFailedError"
     npe = rows[1]
-    assert npe["tests"] == ["taxForGermany L38", "totalIncludesTax L45"]  # one root cause
+    assert named_tests(npe) == ["taxForGermany", "totalIncludesTax"]  # one root cause
+    assert (npe["L"], npe["also"]) == (38, "totalIncludesTax L45")
     assert npe["origin"] == "com/example/shop/Money.java:18"  # not a java.* frame
     assert "country=DE" in str(npe["out"])
 
@@ -62,10 +63,14 @@ def test_surefire() -> None:
 def test_go_junit_report() -> None:
     rows = {r["file"]: r for r in _rows("go-junit-report.xml")}
     cart = rows["example.com/shop/cart/cart_test.go"]
-    assert cart["tests"] == ["TestSubtotalCountsQuantity", "TestSubtotalCountsQuantity/three_teas"]
+    assert named_tests(cart) == [
+        "TestSubtotalCountsQuantity",
+        "TestSubtotalCountsQuantity/three_teas",
+    ]
     assert (cart["L"], cart["expected"], cart["got"]) == (21, 200, 50)
     panic = next(r for r in rows.values() if r["type"] == "panic")
-    assert panic["origin"] == "/home/ci/shop/inventory/inventory.go:27"  # not testing.go
+    # not testing.go; absolute paths relative to their common root
+    assert (panic["file"], panic["origin"]) == ("inventory_test.go", "inventory.go:27")
     assert panic["L"] == 19
     testify = rows["example.com/shop/money/money_test.go"]
     assert (testify["expected"], testify["got"]) == ("0.05", "0.5")
@@ -75,7 +80,7 @@ def test_jest_junit() -> None:
     rows = _rows("jest-junit.xml")
     assert (rows[0]["expected"], rows[0]["got"], rows[0]["L"]) == (200, 50, 18)
     assert rows[1]["type"] == "TypeError"
-    assert rows[1]["origin"] == "/home/ci/shop/src/money.js:9"
+    assert rows[1]["origin"] == "money.js:9"  # relative to the files' common root
     assert '-   "2 x Apple: 1.00",' in str(rows[2]["diff"])  # no expected/got: the diff
 
 
@@ -180,11 +185,24 @@ def test_several_files_one_report_in_json(tmp_path: Path) -> None:
     assert data["header"]["source"] == "junit"
 
 
-def test_cli_refuses_a_budget_below_the_floor_and_files_with_pytest_args() -> None:
+def test_cli_small_budget_still_prints_the_status_and_says_over_budget() -> None:
     runner = CliRunner()
-    result = runner.invoke(cli, ["test", "--max-tokens", "50", str(SAMPLES / "pytest.xml")])
+    result = runner.invoke(cli, ["test", "--max-tokens", "30", str(SAMPLES / "pytest.xml")])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert "over_budget=true" in lines[0]
+    assert lines[1].startswith("S status=FAIL")
+    result = runner.invoke(cli, ["test", "--max-tokens", "0", str(SAMPLES / "pytest.xml")])
     assert result.exit_code == 2
-    assert "--max-tokens must be at least" in result.output
+    assert "--max-tokens must be at least 1" in result.output
+
+
+def test_cli_refuses_files_with_a_command_and_test_files_as_xml() -> None:
+    runner = CliRunner()
     result = runner.invoke(cli, ["test", str(SAMPLES / "pytest.xml"), "--", "-x"])
     assert result.exit_code == 2
     assert "not both" in result.output
+    result = runner.invoke(cli, ["test", "tests/test_cart.py"])
+    assert result.exit_code == 2
+    assert "use: agentout test -- tests/test_cart.py" in result.output
+    assert "Traceback" not in result.output

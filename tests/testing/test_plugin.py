@@ -83,7 +83,8 @@ def test_report_fields(pytester: pytest.Pytester) -> None:
     assert param["L"] == line_of(FAILING, "n * 10 == 5")
     cascade = next(r for r in rows if r.get("type") == "KeyError")
     a, b = line_of(FAILING, '"de")'), line_of(FAILING, '"fr")')
-    assert cascade["tests"] == [f"test_cascade_a L{a}", f"test_cascade_b L{b}"]
+    assert (cascade["test"], cascade["L"]) == ("test_cascade_a", a)
+    assert cascade["also"] == f"test_cascade_b L{b}"
     # the helper's line, not the test's
     assert cascade["origin"] == f"test_fields.py:{line_of(FAILING, 'key.upper()')}"
 
@@ -314,12 +315,14 @@ def test_subs_then_own(subtests):
 
 @pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "no-terminal"])
 def test_counts_are_pytests_own(pytester: pytest.Pytester, terminal: bool) -> None:
-    """Every outcome counted as pytest counts it, with or without its terminal reporter
-    (the counts are read from the reports it keeps, or from our own copy)."""
+    """Every outcome counted as pytest counts it, with or without its terminal reporter;
+    pytest adds failed subtests to "failed", the report names them apart."""
     pytester.makepyfile(test_mix=MIXED)
     own = run(pytester).parseoutcomes()
     _, out = run_agent(pytester, *([] if terminal else ["-p", "no:terminal"]))
     status = kinds(out, "S")[0]
+    assert status["subtests_failed"] == 2
+    status["failed"] += status.pop("subtests_failed")
     # pytest lists passed subtests only at some verbosities: they are checked on their own
     assert {k: v for k, v in own.items() if k not in ("seconds", "subtests passed")} == {
         k: v

@@ -13,7 +13,7 @@ from agentout.formats.records import parse
 from agentout.pack import pack
 from agentout.records import Record
 from agentout.sources.testing.model import Counts, Failure, Run
-from agentout.sources.testing.report import build
+from agentout.sources.testing.report import build, named_tests
 from agentout.sources.testing.settings import FOCUS_MODES, MIN_LIMIT
 from agentout.tokens import count
 
@@ -163,10 +163,7 @@ def test_with_room_every_failing_test_is_named_or_counted(run: Run) -> None:
     for kind, fields in parse(packed.text):
         if kind != "R":
             continue
-        listed = [fields.get(k) for k in ("tests", "ids", "subtests", "cases")]
-        names = next((v for v in listed if v), None)
-        if names is not None:
-            named += len(names) + fields.get("more", 0)
-        else:  # one test (and how many more), or a file that did not collect
-            named += 1 + fields.get("more", 0)
+        names = named_tests(fields)  # test, also=, ids, subtests or cases
+        # a file that did not collect names no test; more= counts the rest
+        named += max(len(names), 1) + fields.get("more", 0)
     assert named == len(run.failures)

@@ -58,7 +58,7 @@ def test_command_line_beats_environment_beats_ini() -> None:
     ("options", "env", "ini", "where"),
     [
         ({"limit": "lots"}, {}, {}, "--agent-limit"),
-        ({}, {"AGENTOUT_LIMIT": "12"}, {}, "AGENTOUT_LIMIT"),
+        ({}, {"AGENTOUT_LIMIT": "0"}, {}, "AGENTOUT_LIMIT"),
         ({}, {}, {"agent_focus": "everything"}, "agent_focus (ini)"),
         ({}, {"AGENTOUT_FORMAT": "xml"}, {}, "AGENTOUT_FORMAT"),
         ({}, {"AGENTOUT_AGENT": "maybe"}, {}, "AGENTOUT_AGENT"),
@@ -73,7 +73,15 @@ def test_a_bad_value_names_where_it_came_from(
     assert str(error.value).startswith(f"{where}: ")
 
 
-def test_limit_has_a_floor_so_the_report_can_always_fit() -> None:
+def test_a_small_limit_is_taken_and_nothing_under_one() -> None:
     assert resolve({"limit": str(MIN_LIMIT)}, {}, _ini({})).limit == MIN_LIMIT
-    with pytest.raises(SettingError, match="at least"):
-        resolve({"limit": str(MIN_LIMIT - 1)}, {}, _ini({}))
+    assert resolve({"limit": "12"}, {}, _ini({})).limit == 12  # said over_budget, not refused
+    with pytest.raises(SettingError, match="at least 1"):
+        resolve({"limit": "0"}, {}, _ini({}))
+
+
+def test_focus_accepts_first_failure_spelled_with_an_underscore() -> None:
+    assert resolve({"focus": "first_failure"}, {}, _ini({})).focus == "first-failure"
+    assert resolve({}, {"AGENTOUT_FOCUS": "FIRST_FAILURE"}, _ini({})).focus == "first-failure"
+    with pytest.raises(SettingError, match="expected one of"):
+        resolve({"focus": "first__failure"}, {}, _ini({}))

@@ -8,8 +8,13 @@ __all__ = ["main"]
 
 
 def main() -> None:
-    """``agentout``: ``agentout run -- CMD`` is read without click (it runs for every
-    command an agent's hook routes); everything else goes to the click group."""
+    """``agentout``: the forms an agent's hook runs before and for every shell command
+    (``agentout hook AGENT``, ``agentout run -- CMD``) are read without click; everything
+    else goes to the click group."""
+    if sys.argv[1:2] == ["hook"] and len(sys.argv) == 3 and not sys.argv[2].startswith("-"):
+        from agentout.agents.hook import main as hook
+
+        sys.exit(hook(sys.argv[2:]))
     if sys.argv[1:2] == ["run"]:
         from agentout.cli import quick
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
@@ -82,3 +83,39 @@ def echo_packed(packed: Packed) -> None:
 
         text = TEXT.styled(packed.document)
     click.echo(text, nl=False)
+
+
+def record_delivery(
+    tool: str,
+    command: str,
+    packed: Packed | str,
+    *,
+    tokenizer: str | None = None,
+    raw: bytes | str | Path | None = None,
+    duration: float | None = None,
+    exit_status: int | None = None,
+) -> None:
+    """One row in the savings ledger for what was just printed (``agentout.ledger``):
+    its exact ``tokens=``, and the raw output's tokens when ``raw`` is given. Never fails
+    the command; off with AGENTOUT_LEDGER=0."""
+    from agentout import ledger
+
+    if not ledger.enabled():
+        return
+    if isinstance(packed, str):  # a report already rendered: its text, counted as it was
+        from agentout.tokens import get_tokenizer
+
+        counter: Any = get_tokenizer(tokenizer)
+        delivered = counter.count(packed)
+    else:
+        counter, delivered = packed.stats.tokenizer, packed.stats.tokens
+    raw_tokens, exact = ledger.count_raw(raw, counter) if raw else (None, True)
+    ledger.record(
+        tool=tool,
+        command=command,
+        delivered_tokens=delivered,
+        raw_tokens=raw_tokens,
+        raw_exact=exact,
+        duration=duration,
+        exit_status=exit_status,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import click
@@ -11,6 +12,7 @@ from agentout.cli._options import (
     echo_packed,
     fail,
     format_option,
+    record_delivery,
     reports_errors,
     tokenizer_option,
 )
@@ -87,3 +89,4 @@ def fit(
         max_record_mib=max_record_mib,
     )
     echo_packed(packed)
+    record_delivery("fit", file or "-", packed, raw=Path(file) if file and file != "-" else None)

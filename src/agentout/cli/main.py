@@ -23,6 +23,10 @@ COMMANDS: dict[str, str] = {
     "notes": "agentout.cli.notes:notes",
     "serve": "agentout.cli.serve:serve",
     "reducers": "agentout.cli.reducers:reducers",
+    "hook": "agentout.cli.hook:hook",
+    "init": "agentout.cli.init:init",
+    "gain": "agentout.cli.gain:gain",
+    "discover": "agentout.cli.discover:discover",
 }
 
 

@@ -11,6 +11,7 @@ from agentout.cli._options import (
     budget_options,
     echo_packed,
     format_option,
+    record_delivery,
     reports_errors,
     tokenizer_option,
 )
@@ -80,6 +81,7 @@ def _serve(
             tokenizer=tokenizer,
         )
     echo_packed(packed)
+    record_delivery("notes", directory, packed)
 
 
 @click.group()

@@ -133,7 +133,32 @@ def deliver(
         sys.stdout.flush()
     except BrokenPipeError:
         sys.stderr.close()
+    _record(command, shell, done, tokenizer)
     sys.exit(done.outcome.exit_status)
+
+
+def _record(command: Sequence[str], shell: bool, done: Any, tokenizer: str | None) -> None:
+    """One row in the savings ledger (``agentout.ledger``), counted after we answered."""
+    from agentout import ledger
+
+    if not ledger.enabled():
+        return
+    delivery, outcome = done.delivery, done.outcome
+    raw_path = str(delivery.ref.path) if delivery.ref is not None else None
+    raw = None
+    if raw_path is None and delivery.form == "whole":
+        raw = delivery.text  # as printed: the raw output (and at most the [exit N] line)
+    ledger.record_later(
+        tool="run",
+        command=command[0] if shell else " ".join(command),
+        delivered=delivery.text,
+        raw=raw,
+        raw_path=raw_path,
+        tokenizer=tokenizer,
+        duration=outcome.duration,
+        exit_status=outcome.exit_status,
+        secrets=delivery.secrets,
+    )
 
 
 def _is_terminal(stream: object) -> bool:

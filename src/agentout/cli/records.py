@@ -10,6 +10,7 @@ from agentout.cli._options import (
     echo_packed,
     fail,
     format_option,
+    record_delivery,
     reports_errors,
     tokenizer_option,
 )
@@ -127,6 +128,7 @@ def records(
         fail("no records: none of the inputs could be read")
     _report(answer.report)
     echo_packed(answer.packed)
+    record_delivery("records", " ".join(paths), answer.packed)
 
 
 def _report(report: LoadReport) -> None:

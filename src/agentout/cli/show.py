@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agentout.cli._options import echo_packed, reports_errors, tokenizer_option
+from agentout.cli._options import echo_packed, record_delivery, reports_errors, tokenizer_option
 from agentout.formats import FORMAT_NAMES
 
 
@@ -76,3 +76,4 @@ def show(
         tokenizer=tokenizer,
     )
     echo_packed(packed)
+    record_delivery("show", ref, packed)

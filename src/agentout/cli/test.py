@@ -1,44 +1,54 @@
-"""``agentout test``: the agent report of a pytest run, or of JUnit XML from any runner."""
+"""``agentout test``: the agent report of a test run (any runner), or of JUnit XML."""
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 from typing import Any
 
 import click
 
 from agentout.cli._options import (
-    EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_OK,
     budget_options,
     fail,
     format_option,
+    record_delivery,
     reports_errors,
     tokenizer_option,
 )
-from agentout.sources.testing.settings import DEFAULT_LIMIT, FOCUS_MODES, FORMATS, MIN_LIMIT
+from agentout.sources.testing.settings import DEFAULT_LIMIT, FOCUS_MODES, FORMATS
 
-_PYTEST_ARGS = "agentout.pytest_args"
+_COMMAND = "agentout.test_command"
+_NOT_FOUND = 127  # as a shell says it
 
 
 class _SplitAtDashes(click.Command):
-    """Everything after ``--`` goes to pytest as it is, never parsed by click."""
+    """Everything after ``--`` is the test command, never parsed by click."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if "--" in args:
             cut = args.index("--")
-            ctx.meta[_PYTEST_ARGS] = args[cut + 1 :]
+            ctx.meta[_COMMAND] = args[cut + 1 :]
             args = args[:cut]
         return super().parse_args(ctx, args)
 
 
+class _Focus(click.Choice[str]):
+    """A focus mode; ``first_failure`` is taken for ``first-failure``."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.replace("_", "-") in self.choices:
+            value = value.replace("_", "-")
+        return super().convert(value, param, ctx)
+
+
 @click.command(cls=_SplitAtDashes)
-@click.argument("files", nargs=-1, metavar="[FILE.xml]... [-- PYTEST_ARGS]")
+@click.argument("files", nargs=-1, metavar="[FILE.xml]... [-- COMMAND]")
 @click.option(
     "--focus",
-    type=click.Choice(FOCUS_MODES),
+    type=_Focus(FOCUS_MODES),
     default="failures",
     show_default=True,
     help="summary: counts and files; critical: errors, no assertion failures; "
@@ -56,39 +66,51 @@ def test(
     format_name: str,
     tokenizer: str | None,
 ) -> None:
-    """Run pytest, or read JUnit XML, and print the agent report within the budget.
+    """Run tests with any runner, or read JUnit XML, and print the agent report.
 
-    With -- PYTEST_ARGS (or nothing), runs pytest with the agent report on; the exit
-    status is pytest's. With FILE.xml files (pytest --junitxml, Maven Surefire,
-    go-junit-report, jest-junit, cargo-nextest), renders them in the same report: exit
-    status 1 if it holds failures or errors, 0 if everything passed, 2 for bad input.
-    Failures sharing a root cause are reported once; when there are failures, the
-    last line names a private file with the full report (every traceback).
+    With -- COMMAND, runs it and reads the runner's own results (pytest, jest, vitest,
+    go test, cargo test, cargo nextest, Maven, Gradle, node --test); with -- PYTEST_ARGS
+    (or nothing), runs pytest. The exit status is the runner's. With FILE.xml files
+    (JUnit XML from any runner), renders them: exit status 1 if they hold failures or
+    errors, 0 if everything passed, 2 for bad input. Failures sharing a root cause are
+    reported once; the last line names a private file with the full report.
 
     \b
     Examples:
       agentout test -- -x tests/
-      agentout test --focus first-failure --max-tokens 1500 -- -n 4
+      agentout test -- npx jest src/
+      agentout test --focus first-failure --max-tokens 1500 -- go test ./...
+      agentout test -- cargo test
       agentout test target/surefire-reports/*.xml
-      agentout test --format json report.xml
     """
-    pytest_args: list[str] | None = click.get_current_context().meta.get(_PYTEST_ARGS)
+    command: list[str] | None = click.get_current_context().meta.get(_COMMAND)
     limit = DEFAULT_LIMIT if max_tokens is None else max_tokens
     for name, value in (("--max-tokens", limit), ("--max-chars", max_chars)):
-        if value is not None and value < MIN_LIMIT:
-            fail(f"{name} must be at least {MIN_LIMIT}, got {value}")
-    if files and pytest_args is not None:
-        fail("give FILE.xml files or -- PYTEST_ARGS, not both")
+        if value is not None and value < 1:
+            fail(f"{name} must be at least 1, got {value}")
+    if files and command is not None:
+        fail("give FILE.xml files or -- COMMAND, not both")
     options: dict[str, Any] = {
         "focus": focus,
-        "limit": limit,
+        "max_tokens": limit,
         "max_chars": max_chars,
         "format": format_name,
         "tokenizer": tokenizer,
     }
     if files:
+        _not_a_test_path(files)
         sys.exit(_junit(files, options))
-    sys.exit(_pytest(pytest_args or [], options))
+    sys.exit(_run(command or [], options))
+
+
+def _not_a_test_path(files: tuple[str, ...]) -> None:
+    """``agentout test tests/test_x.py`` means to run it: say how."""
+    for name in files:
+        if name.endswith((".py", ".js", ".ts", ".go", ".rs", ".java")) or os.path.isdir(name):
+            fail(
+                f"{name}: agentout test reads JUnit XML files; to run tests, "
+                f"use: agentout test -- {name}"
+            )
 
 
 def _junit(files: tuple[str, ...], options: dict[str, Any]) -> int:
@@ -96,33 +118,39 @@ def _junit(files: tuple[str, ...], options: dict[str, Any]) -> int:
     from agentout.sources.testing.report import render
 
     run = read_junit(files)
-    text = render(
-        run,
-        focus=options["focus"],
-        max_tokens=options["limit"],
-        max_chars=options["max_chars"],
-        tokenizer=options["tokenizer"],
-        format=options["format"],
-    )
+    text = render(run, **options)
     click.echo(text, nl=False)
+    record_delivery("test", " ".join(files), text, tokenizer=options.get("tokenizer"), raw=None)
     return EXIT_FAILED if run.counts.failed or run.counts.errors else EXIT_OK
 
 
-def _pytest(args: list[str], options: dict[str, Any]) -> int:
-    """pytest in a child process (its own imports and exit), the agent report on."""
-    command = [sys.executable, "-m", "pytest", "--agent"]
-    command += [f"--agent-focus={options['focus']}", f"--agent-limit={options['limit']}"]
-    command.append(f"--agent-format={options['format']}")
-    if options["max_chars"] is not None:
-        command.append(f"--agent-max-chars={options['max_chars']}")
-    if options["tokenizer"]:
-        command.append(f"--agent-tokenizer={options['tokenizer']}")
+def _run(command: list[str], options: dict[str, Any]) -> int:
+    """The test command in a child process; its report printed, its exit status ours."""
+    from agentout.sources.testing.runners import (
+        RUNNERS,
+        RunnerError,
+        detect,
+        pytest_args,
+        run_tests,
+    )
+
+    runner = detect(command)
+    if runner is None:
+        if command and not command[0].startswith("-") and not _pytest_target(command[0]):
+            fail(
+                f"{command[0]}: not a test runner agentout knows ({', '.join(RUNNERS)}); "
+                f"for pytest's own arguments, start with an option or a test path"
+            )
+        runner = pytest_args(command)
     try:
-        child = subprocess.Popen([*command, *args])
-    except OSError as exc:
-        fail(f"cannot run pytest: {exc}", EXIT_BAD_INPUT)
-    while True:
-        try:
-            return child.wait()
-        except KeyboardInterrupt:  # the child got the same Ctrl-C: let it write its report
-            continue
+        done = run_tests(runner, **options)
+    except RunnerError as exc:
+        fail(str(exc), _NOT_FOUND)
+    click.echo(done.text, nl=False)
+    return done.exit_status
+
+
+def _pytest_target(word: str) -> bool:
+    """A test path pytest takes (``tests/``, ``test_x.py``, ``test_x.py::test_y``)."""
+    path = word.split("::", 1)[0]
+    return path.endswith(".py") or os.path.isdir(path) or os.path.isfile(path)

@@ -130,6 +130,7 @@ def to_result(reply: Reply, limits: Limits) -> CallToolResult:
     if refs:
         meta["spilled"] = [_spilled(ref) for ref in refs]
     content: list[ContentBlock] = [TextContent(text=text), *map(resource_link, linked)]
+    _record(content, limits)
     return CallToolResult(
         content=content,
         structured_content=structured,
@@ -214,6 +215,16 @@ def reserve(tokenizer: Tokenizer, *names: tuple[str, str]) -> int:
         link_tokens(SpillRef(Path(), f"{kind}-{_WORST_HEX}{suffix}", 10**15, 10**12), tokenizer)
         for kind, suffix in names
     )
+
+
+def _record(content: Sequence[ContentBlock], limits: Limits) -> None:
+    """The savings ledger's row for this tool result (``agentout.ledger``; never fails):
+    what the agent is shown, the links counted."""
+    from agentout import ledger
+
+    if ledger.enabled():
+        shown = agent_tokens(content, limits.tokenizer)
+        ledger.record(tool="mcp", command="", delivered_tokens=shown)
 
 
 def _error(message: str, ref: SpillRef | None = None) -> CallToolResult:

@@ -7,7 +7,7 @@ theirs never imports them (``Lazy``); their own ``matches`` decides the rest.
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
+from pathlib import Path
 
 from agentout.reducers import Reducer
 
@@ -31,10 +31,9 @@ def builtins() -> tuple[Reducer, ...]:
     from agentout.reducers.registry import Lazy
     from agentout.reducers.spec import load_spec
 
-    folder = resources.files("agentout.reducers") / "toml"
+    folder = Path(__file__).parent / "toml"  # installed beside this module, always a directory
     found: list[Reducer] = []
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".toml"):
-            found.append(load_spec(f"<agentout>/{entry.name}", entry.read_text("utf-8")))
+    for entry in sorted(folder.glob("*.toml")):
+        found.append(load_spec(f"<agentout>/{entry.name}", entry.read_text("utf-8")))
     found.extend(Lazy(target, prefixes, name) for name, target, prefixes in _PYTHON)
     return tuple(found)

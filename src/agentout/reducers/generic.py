@@ -1,16 +1,20 @@
 """The reducer for any output: the lines that matter, the rest counted and marked.
 
-It works on a ``Scan`` of the output (so on output of any size, in bounded memory): each
-kept line is a record of its own (kind ``L``), in line order, and ``order`` says which
-matter most, so under a budget what is left out is the least important: how the output
-ended, every error with its detail (a traceback, the ``File "x", line N`` above it, the
-caret under it), warnings, then the first lines and the rest. Runs of the same line are
-shown once with their count; warnings of one shape (``warning: unused variable ‘x’``,
-twelve hundred times) are shown once, the first of them, with the count and the shape.
+It works on a ``Scan`` of the output (so on output of any size, in bounded memory). What
+matters: every error line with its detail (a traceback, the ``File "x", line N`` above
+it, the code and caret under it), every warning, how the output began (its first few
+lines) and how it ended (its last lines); code frames and other detail under warnings
+and plain lines are left out. Runs of the same line are shown once with their count;
+warnings of one shape (``warning: unused variable ‘x’``, twelve hundred times) are shown
+once, the first of them, with the count and the shape. Each kept line is a record of its
+own (kind ``L``), in line order, and ``order`` says which matter most, so a budget leaves
+out the least important: the end first kept, then the errors, their detail, warnings,
+the beginning.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,8 +24,14 @@ from agentout.sources.scan import Line, ScanResult
 __all__ = ["FOLD_AT_LEAST", "Digest", "digest"]
 
 FOLD_AT_LEAST = 5  # warnings of one shape shown once from this many on
+HEAD_SHOWN = 8  # plain lines: how the output began
+TAIL_SHOWN = 16  # and how it ended
 TERSE_LINE_CHARS = 400  # a longer line also has a terse view: its start and its end
 _MINED_AT_MOST = 5000  # warnings mined for shapes (Drain: ~25 µs a line)
+# What varies between lines of one shape: numbers, and quoted or bracketed names.
+_SHAPE_LETTERS = 8
+_LOCATED = re.compile(r"\S:\d+:\d+: ")
+_SHAPE = re.compile(r"\d+|‘[^’]*’|'[^']*'|\"[^\"]*\"|`[^`]*`")
 
 
 @dataclass(frozen=True)
@@ -44,8 +54,7 @@ class _Shown:
 
 def digest(scan: ScanResult) -> Digest:
     """See the module docstring."""
-    lines = _fold_shapes(scan.lines)
-    shown = _fold_repeats(lines)
+    shown = _what_matters(_fold_repeats(_fold_shapes(scan.lines)))
     return Digest([_record(item) for item in shown], _order(shown))
 
 
@@ -58,6 +67,45 @@ def _record(item: _Shown) -> Record:
     head, tail = item.text[: TERSE_LINE_CHARS * 3 // 4], item.text[-TERSE_LINE_CHARS // 4 :]
     cut = len(item.text) - len(head) - len(tail)
     return Record.of({**full, "text": f"{head}… (+{cut} chars) …{tail}"}, full, kind="L")
+
+
+def _what_matters(items: Sequence[_Shown]) -> list[_Shown]:
+    """Errors and their detail, warnings, the first and last plain lines."""
+    from agentout.sources.scan import is_detail
+
+    errors = {item.line.n for item in items if item.level == "error"}
+    # an error that says where it is (file:line:col: error: ...) needs no code frame under it
+    located = {
+        item.line.n for item in items if item.level == "error" and _LOCATED.search(item.text)
+    }
+    keep = {
+        item.line.n
+        for item in items
+        if item.level in ("error", "warning")
+        or (
+            item.level == "context"
+            and item.line.parent in errors
+            and not (item.line.parent in located and is_detail(item.text))
+        )
+    }
+    plain = [
+        item
+        for item in items
+        if item.level == "info" and item.text.strip() and not is_detail(item.text)
+    ]
+    # plain lines of one shape ("In function 'f':" before each of 1,200 warnings) count once
+    distinct: list[_Shown] = []
+    shapes: set[str] = set()
+    for item in plain:
+        shape = _SHAPE.sub("#", item.text)
+        if sum(c.isalpha() for c in shape) < _SHAPE_LETTERS:
+            distinct.append(item)  # too little text to call two lines the same (seq's 1, 2)
+        elif shape not in shapes:
+            shapes.add(shape)
+            distinct.append(item)
+    keep.update(item.line.n for item in distinct[:HEAD_SHOWN])
+    keep.update(item.line.n for item in distinct[-TAIL_SHOWN:])
+    return [item for item in items if item.line.n in keep]
 
 
 def _fold_repeats(lines: Sequence[Line | _Shown]) -> list[_Shown]:
@@ -83,9 +131,9 @@ def _fold_repeats(lines: Sequence[Line | _Shown]) -> list[_Shown]:
     return out
 
 
-def _fold_shapes(lines: list[Line]) -> list[Line | _Shown]:
-    """Warnings of one shape (and the detail lines under them) as the first of them."""
-    warnings = [line for line in lines if line.level == "warning"]
+def _fold_shapes(lines: list[Line], level: str = "warning") -> list[Line | _Shown]:
+    """Lines of ``level`` of one shape (and the detail under them) as the first of them."""
+    warnings = [line for line in lines if line.level == level]
     if len(warnings) < FOLD_AT_LEAST:
         return list(lines)
     shapes = _shapes(warnings[:_MINED_AT_MOST])
@@ -99,14 +147,14 @@ def _fold_shapes(lines: list[Line]) -> list[Line | _Shown]:
             continue
         first = group[0]
         text = f"{first.text()}\n[… {len(group) - 1} more like this: {shape}]"
-        firsts[first.n] = _Shown(first, first.n, text, "warning")
+        firsts[first.n] = _Shown(first, first.n, text, level)
         folded.update(line.n for line in group[1:])
     if not folded:
         return list(lines)
     out: list[Line | _Shown] = []
     skipping = False
     for line in lines:
-        if line.level == "warning":
+        if line.level == level:
             skipping = line.n in folded
         elif line.level != "context":
             skipping = False

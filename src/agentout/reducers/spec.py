@@ -21,13 +21,13 @@ knowing the output lines it stands for. Steps, in order:
 - ``replace = [{pattern = re, with = template}, ...]``: the first rule that matches a
   line rewrites it (``{name}`` is a named group, ``{0}`` the whole match).
 - ``section = {start, label, item?, template?, join?, stop?}``: the lines after a
-  ``start`` line that match ``item`` (default: any non-blank line, as ``{item}``), up
+  ``start`` line (its named groups fill ``label``) that match ``item`` (default: any non-blank line, as ``{item}``), up
   to a blank line or a ``stop`` line, become one line: ``label`` then the items (each
   as ``template``) joined by ``join`` (", ").
-- ``group = {pattern, key, header, item, terse?}``: consecutive lines matching
+- ``group = {pattern, key, header, item, terse?, join?}``: consecutive lines matching
   ``pattern`` with the same ``key`` group become one block: ``header`` once, then each
-  line as ``item``; under a tight budget the block shows its first ``terse`` items (1)
-  and says how many more.
+  line as ``item`` (all on the header's line, joined by ``join``, if it is given); under
+  a tight budget the block shows its first ``terse`` items (1) and says how many more.
 - ``dedupe = {pattern, key, line, message, title?}``: each matching line becomes
   ``line`` and the first ``message`` of each ``key`` is said once, in one block at the
   end (``title``, then ``KEY: message (×N)``).
@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +58,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["Case", "Spec", "SpecError", "load_spec"]
+__all__ = ["Case", "Spec", "SpecError", "load_spec", "safety_problems"]
 
 
 class SpecError(InputError):
@@ -182,15 +182,18 @@ class Spec:
         current: _Block | None = None
         items: list[str] = []
 
+        label = spec["label"]
+
         def close() -> None:
             if current is not None:
-                current.lines = [spec["label"] + (" " + join.join(items) if items else "")]
+                current.lines = [label + (" " + join.join(items) if items else "")]
 
         for block in blocks:
             line = block.lines[0] if len(block.lines) == 1 else None
-            if line is not None and start.search(line):
+            if line is not None and (opened := start.search(line)):
                 close()
                 current, items = _Block([], block.n, block.last), []
+                label = _fill(spec["label"], opened)
                 out.append(current)
                 continue
             if current is not None and line is not None:
@@ -214,6 +217,11 @@ class Spec:
         pattern = self._re(spec["pattern"])
         key_of, header, item = spec["key"], spec["header"], spec["item"]
         terse_items = int(spec.get("terse", 1))
+        joined: str | None = spec.get("join")
+        headers: dict[int, str] = {}
+
+        def header_text(group: _Block) -> str:
+            return headers[id(group)]
         out: list[_Block] = []
         current: tuple[str, _Block, list[str]] | None = None
         for block in blocks:
@@ -225,10 +233,15 @@ class Spec:
             key = _fill(key_of, found)
             if current is None or current[0] != key:
                 group = _Block([_fill(header, found)], block.n, block.last)
+                headers[id(group)] = group.lines[0]
                 current = (key, group, [])
                 out.append(group)
             _, group, items = current
             items.append(_fill(item, found))
+            if joined is not None:  # the items on the header's line
+                group.lines = [header_text(group) + " " + joined.join(items)]
+                group.last = block.last
+                continue
             group.lines = [group.lines[0], *items]
             group.last = block.last
             group.important = group.important or block.important
@@ -371,8 +384,6 @@ def load_spec(path: str | Path, text: str | None = None, *, check: bool = False)
     if not isinstance(steps, list):
         raise SpecError("step: expected [[step]] tables", name)
     checked = tuple(_check_step(step, i, name, check) for i, step in enumerate(steps))
-    from agentout.reducers.verify import safety_problems
-
     problems = safety_problems(_written(checked))
     if problems:
         raise SpecError(f"refused: {problems[0]}", name)
@@ -457,3 +468,27 @@ def _check_case(case: Any, i: int, path: str) -> Case:
             raise SpecError(f"{where}.{key}: expected a list of strings", path)
         lists[key] = tuple(value)
     return Case(case["fixture"], lists["contains"], lists["not_contains"])
+
+
+# -- what a reducer file may not say ---------------------------------------------------------
+
+_MARKERS = ("[agentout", "[… ", "[exit ", "[secret:")
+_HIDDEN = {
+    *range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200B, 0x200C,
+    0x200D, 0x200E, 0x200F, *range(0x2028, 0x202F), *range(0x2060, 0x2065),
+    *range(0x2066, 0x206A), 0xFEFF, *range(0xE0000, 0xE0080),
+}  # fmt: skip
+
+
+def safety_problems(texts: Iterable[tuple[str, str]]) -> list[str]:
+    """For each (where, text) a reducer writes into its output: a marker agentout prints
+    itself, or a character that hides or reorders text, is a problem."""
+    problems = []
+    for where, text in texts:
+        for marker in _MARKERS:
+            if marker in text:
+                problems.append(f"{where}: {marker!r} is how agentout's own markers begin")
+        hidden = sorted({f"U+{ord(c):04X}" for c in text if ord(c) in _HIDDEN})
+        if hidden:
+            problems.append(f"{where}: hidden or reordering characters {', '.join(hidden)}")
+    return problems

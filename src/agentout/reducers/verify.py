@@ -2,7 +2,7 @@
 
 A case is real recorded output: a directory with ``cmd`` (the argv as JSON), ``output``
 (or ``output.gz``), ``exit`` and, optionally, ``facts.json``. Agentout's own reducers are
-checked against every recorded case whose command they handle (``CASES``); a reducer
+checked against every recorded case whose command they handle (``cases_root()``); a reducer
 file lists its own with ``[[case]] fixture = "DIR"`` (relative to the file), and may
 say what the result must and must not contain.
 
@@ -13,8 +13,6 @@ Each case goes through the same delivery ``agentout run`` uses, and passes when:
 - the result costs no more tokens than the raw output (plus the ``[exit N]`` line);
 - it contains each ``contains`` string and none of the ``not_contains`` ones.
 
-``safety_problems`` reads a reducer file's own text (its templates and labels) for what
-could pose as agentout's markers or hide text from the reader.
 """
 
 from __future__ import annotations
@@ -22,15 +20,14 @@ from __future__ import annotations
 import gzip
 import json
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from agentout.reducers import Reducer
 
-__all__ = ["CASES", "Case", "Outcome", "cases_for", "check", "load_case", "safety_problems"]
+__all__ = ["CASES", "Case", "Outcome", "cases_for", "check", "load_case"]
 
 CASES = "cases"  # agentout's recorded cases, in the package beside the reducers
 
@@ -102,13 +99,24 @@ def load_case(folder: Path, name: str | None = None) -> Case:
     return Case(name or folder.name, tuple(argv), output, status, facts)
 
 
+def cases_root() -> Path | None:
+    """Where agentout's recorded cases are: in the installed package, or, in a checkout
+    of the repository, its test fixtures."""
+    here = Path(__file__).resolve().parent
+    for folder in (here / CASES, here.parents[2] / "tests" / "fixtures" / "commands"):
+        if folder.is_dir():
+            return folder
+    return None
+
+
 def builtin_cases() -> Iterator[Case]:
     """Every case recorded for agentout's own reducers (``family/name``)."""
-    root = resources.files("agentout.reducers") / CASES
-    with resources.as_file(root) as folder:
-        for family in sorted(p for p in Path(folder).iterdir() if p.is_dir()):
-            for case in sorted(p for p in family.iterdir() if p.is_dir()):
-                yield load_case(case, f"{family.name}/{case.name}")
+    root = cases_root()
+    if root is None:
+        return
+    for family in sorted(p for p in root.iterdir() if p.is_dir()):
+        for case in sorted(p for p in family.iterdir() if p.is_dir()):
+            yield load_case(case, f"{family.name}/{case.name}")
 
 
 def cases_for(reducer: Reducer, recorded: Sequence[Case]) -> list[Case]:
@@ -179,27 +187,3 @@ def check(reducer: Reducer, case: Case) -> Outcome:
         if unwanted in text:
             outcome.problems.append(f"contains {unwanted!r}")
     return outcome
-
-
-# -- what a reducer file may not say ---------------------------------------------------------
-
-_MARKERS = ("[agentout", "[… ", "[exit ", "[secret:")
-_HIDDEN = {
-    *range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200B, 0x200C,
-    0x200D, 0x200E, 0x200F, *range(0x2028, 0x202F), *range(0x2060, 0x2065),
-    *range(0x2066, 0x206A), 0xFEFF, *range(0xE0000, 0xE0080),
-}  # fmt: skip
-
-
-def safety_problems(texts: Iterable[tuple[str, str]]) -> list[str]:
-    """For each (where, text) a reducer writes into its output: a marker agentout prints
-    itself, or a character that hides or reorders text, is a problem."""
-    problems = []
-    for where, text in texts:
-        for marker in _MARKERS:
-            if marker in text:
-                problems.append(f"{where}: {marker!r} is how agentout's own markers begin")
-        hidden = sorted({f"U+{ord(c):04X}" for c in text if ord(c) in _HIDDEN})
-        if hidden:
-            problems.append(f"{where}: hidden or reordering characters {', '.join(hidden)}")
-    return problems

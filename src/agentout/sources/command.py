@@ -114,6 +114,10 @@ def run(
         if len(argv) != 1:
             raise ValueError("--shell takes the command line as one argument")
         argv = process.shell_argv(argv[0])
+    elif reduce and format == "raw":
+        tested = _tests(argv, max_tokens, max_chars, tokenizer)
+        if tested is not None:
+            return tested
     check_mode(mode)
     threshold = resolve_threshold(inline_threshold)
     redactor = _redactor(redact)
@@ -154,6 +158,49 @@ def run(
         reducer=reducer,
         redactor=redactor if keep_secrets else None,
     )
+    return CommandRun(outcome, delivery)
+
+
+# The programs a test command runs (``agentout.sources.testing.runners.detect`` decides).
+_TEST_PROGRAMS = {
+    "pytest", "py.test", "jest", "vitest", "go", "cargo", "cargo-nextest", "mvn", "mvnw",
+    "gradle", "gradlew", "node", "nodejs",
+}  # fmt: skip
+_BUILD_TOOLS = {"mvn", "mvnw", "gradle", "gradlew"}
+_TEST_GOALS = {"test", "verify", "check", "integration-test"}
+
+
+def _tests(
+    argv: Sequence[str],
+    max_tokens: int | None,
+    max_chars: int | None,
+    tokenizer: str | Tokenizer | None,
+) -> CommandRun | None:
+    """A test command (pytest, jest, vitest, go test, cargo test, ...) run as ``agentout
+    test -- CMD`` runs it: its machine-readable results read into the agent test report
+    (every failing test named, each cause once), not its text."""
+    names = {os.path.basename(word).lower() for word in argv}
+    if not names & _TEST_PROGRAMS:
+        return None  # most commands: nothing of the test machinery is imported
+    if names & _BUILD_TOOLS and not names & _TEST_GOALS:
+        return None  # mvn compile, gradle build: a build, read by the build reducer
+    from agentout.sources.testing.runners import RunnerError, detect, run_tests
+
+    runner = detect(list(argv))
+    if runner is None:
+        return None
+    try:
+        done = run_tests(
+            runner,
+            max_tokens=max_tokens if max_tokens is not None else 5000,
+            max_chars=max_chars,
+            tokenizer=tokenizer if isinstance(tokenizer, str) or tokenizer is None else None,
+        )
+    except RunnerError:
+        return None  # it cannot start: run it as any command, which says why
+    seconds = done.run.duration or 0.0
+    outcome = CommandOutcome(tuple(done.argv), done.exit_status, seconds)
+    delivery = TextDelivery(done.text, "reduced", reducer=f"tests/{done.runner}")
     return CommandRun(outcome, delivery)
 
 

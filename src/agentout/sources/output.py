@@ -69,6 +69,7 @@ class TextDelivery:
     raw_bytes: int = 0
     raw_lines: int = 0
     reducer: str | None = None
+    secrets: int = 0  # hidden from the agent (agentout.redact)
 
     @property
     def tokens(self) -> int | None:
@@ -189,7 +190,9 @@ def deliver_output(
         order=order,
     )
     name = None if reducer is None or reduced is None else reducer.name
-    return _delivered(capture, packed.text, "cut", packed=packed, reducer=name)
+    return _delivered(
+        capture, packed.text, "cut", packed=packed, reducer=name, secrets=_hidden(head)
+    )
 
 
 def _try_reduced(
@@ -220,7 +223,7 @@ def _try_reduced(
         probe["ref"] = short_ref(ref)
     text = RAW.render(_document(reduced.records, probe))
     name = reducer.name if reducer is not None else None
-    return _delivered(capture, text, "reduced", reducer=name)
+    return _delivered(capture, text, "reduced", reducer=name, secrets=_hidden(head))
 
 
 def _whole(
@@ -229,11 +232,15 @@ def _whole(
     """As printed; stored too only when asked (``--mode file``), the closing line naming it."""
     if not stored:
         capture.discard()
-        return _delivered(capture, _whole_text(lines, head), "whole")
+        return _delivered(capture, _whole_text(lines, head), "whole", secrets=_hidden(head))
     ref = capture.commit()
     if ref is not None:
         head = {**head, "ref": short_ref(ref)}
-    return _delivered(capture, _whole_text(lines, head), "whole")
+    return _delivered(capture, _whole_text(lines, head), "whole", secrets=_hidden(head))
+
+
+def _hidden(head: Mapping[str, Any]) -> int:
+    return int(head.get("secrets") or 0)
 
 
 def _delivered(
@@ -243,6 +250,7 @@ def _delivered(
     *,
     packed: Packed | None = None,
     reducer: str | None = None,
+    secrets: int = 0,
 ) -> TextDelivery:
     return TextDelivery(
         text,
@@ -253,6 +261,7 @@ def _delivered(
         raw_bytes=capture.size,
         raw_lines=capture.lines,
         reducer=reducer,
+        secrets=secrets,
     )
 
 

@@ -74,6 +74,8 @@ _WARNING = (
 # After an error: frames, carets, gutters and indented detail, until a plain line.
 _CONTEXT = re.compile(r"^\s+\S|^\s*\d*\s*[|│╰├└^~]|^\s*-->|^>\s")
 # Above an error: where it is (Python's File line, source and caret lines are indented).
+_FRAME = re.compile(r"^\s*\d*\s*[|│]|^\s*[\^~]+[\s^~]*$|^\s*-->")
+_FILE_LINE = re.compile(r'^\s+File "[^"]+", line \d+')
 _LOCATION = re.compile(r'^\s+File "|^\s+\S|^\s*\d*\s*[|^~]')
 
 
@@ -103,6 +105,11 @@ def classify(text: str) -> str | None:
     if found["warning"].search(text):
         return "warning"
     return None
+
+
+def is_detail(text: str) -> bool:
+    """Does the line look like a code frame under another line (a gutter, a caret)?"""
+    return _FRAME.search(text) is not None
 
 
 def clean(raw: bytes) -> str:
@@ -355,16 +362,24 @@ class Scan:
             pos = self._context(buf, pos, end, n + 1)
 
     def _before(self, buf: bytes, begin: int, start: int, n: int) -> None:
-        """Up to CONTEXT_BEFORE location lines just above the error at ``buf[start]``."""
+        """The location above the error at ``buf[start]``: Python's ``File "x", line N``
+        and the source and caret lines under it (up to CONTEXT_BEFORE lines); nothing
+        when the lines above are not such a location (frames of something else)."""
         stop = start - 1
+        above: list[tuple[int, bytes]] = []
         for back in range(1, CONTEXT_BEFORE + 1):
             if stop < begin:
-                return
+                break
             line_start = buf.rfind(b"\n", begin, stop) + 1 or begin
             raw = buf[line_start:stop]
-            if not _LOCATION.match(clean(raw[:MAX_LINE_BYTES])):
+            text = clean(raw[:MAX_LINE_BYTES])
+            if not _LOCATION.match(text):
+                break
+            above.append((n - back, raw))
+            if _FILE_LINE.match(text):
+                for number, line in above:
+                    self.context.add(_line(number, line, "context", parent=n))
                 return
-            self.context.add(_line(n - back, raw, "context", parent=n))
             stop = line_start - 1
 
     def _context(self, buf: bytes, pos: int, end: int, n: int) -> int:

@@ -34,6 +34,18 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"^\s*Expected:? (?P<e>.+?)\n\s*Received:? (?P<g>.+?)$", re.M), "e", "g"),
     # testify: "expected: 200\n actual  : 50"
     (re.compile(r"^\s*expected\s*: (?P<e>.+?)\n\s*actual\s*: (?P<g>.+?)$", re.M), "e", "g"),
+    # node:assert's error, as its test runner prints it: "actual: 50,\n expected: 200,"
+    (re.compile(r"^\s*actual: (?P<g>.+?),?\n\s*expected: (?P<e>.+?),?$", re.M), "e", "g"),
+    # chai, as vitest words it: "expected 50 to be 200 // Object.is equality"
+    (
+        re.compile(
+            r"\bexpected (?P<g>\S.*?) to (?:be|equal|deeply equal|strictly equal|"
+            r"have length|be close to) (?P<e>\S.*?)(?: // .*)?$",
+            re.M,
+        ),
+        "e",
+        "g",
+    ),
     # Rust assert_eq!: "  left: 50\n right: 200" (older: "left: `50`,\n right: `200`")
     (re.compile(r"^\s*left: `?(?P<g>.+?)`?,?\n\s*right: `?(?P<e>.+?)`?$", re.M), "e", "g"),
     # Go idioms: "got 50, want 200", "got: 50 want: 200", "expected 200, got 50"
@@ -90,6 +102,9 @@ def expected_got(message: str) -> tuple[str, str] | None:
         match = pattern.search(text)
         if match:
             return match.group(expected).strip(), match.group(got).strip()
+    if " !== " in first and first.count(" !== ") == 1:  # node:assert's "50 !== 200"
+        left, right = first.rsplit(":", 1)[-1].split(" !== ")
+        return right.strip(), left.strip()
     unittest = _UNITTEST_PREFIX.sub("", first)
     unittest = unittest.split(" : ", 1)[0]  # unittest appends " : msg" to its own message
     parts = split_comparison(unittest, (" != ",))  # "first != second": they should be equal

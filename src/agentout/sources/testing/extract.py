@@ -160,6 +160,9 @@ def describe(
         data["line"] = line
         if test_path is not None:
             data["source"] = _context(test_path, line)
+            from agentout.sources.testing.sites import site_shape
+
+            data["site"] = site_shape(test_path, line)
     if origin:
         data["origin"] = origin
     pair = None

@@ -20,7 +20,7 @@ from agentout.sources.testing.assertions import expected_got
 from agentout.sources.testing.frames import Frame, is_library_text, parse_frames
 from agentout.sources.testing.model import Counts, Failure, Run, clean
 
-__all__ = ["read_junit", "read_junit_bytes"]
+__all__ = ["failure_from_text", "read_junit", "read_junit_bytes"]
 
 _MESSAGE_CHARS = 4000
 _DETAILS_CHARS = 1 << 20
@@ -43,8 +43,10 @@ _HARNESS = re.compile(
 _GENERIC_MESSAGES = frozenset({"", "failed", "failure", "error", "collection failure"})
 
 
-def read_junit(paths: Sequence[str]) -> Run:
-    """One ``Run`` from every file in ``paths``; ``InputError`` for the first bad one."""
+def read_junit(paths: Sequence[str], cwd: str | None = None) -> Run:
+    """One ``Run`` from every file in ``paths``; ``InputError`` for the first bad one.
+    Absolute paths are shown relative to their common root (``paths.relative_paths``),
+    ``cwd`` (the working directory by default) when they are all under it."""
     cases: list[_Case] = []
     duration: float | None = None
     for path in paths:
@@ -56,7 +58,7 @@ def read_junit(paths: Sequence[str]) -> Run:
         cases.extend(more)
         if seconds is not None:
             duration = seconds + (duration or 0.0)
-    return _run(cases, duration)
+    return _run(cases, duration, cwd)
 
 
 def read_junit_bytes(data: bytes, name: str = "<junit>") -> Run:
@@ -104,13 +106,26 @@ def _parse(data: bytes, name: str) -> tuple[list[_Case], float | None]:
             "expected <testsuites> or <testsuite>",
             path=name,
         )
-    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    suites = [root] if root.tag == "testsuite" else [root, *root.iter("testsuite")]
     pairs = [(case, suite) for suite in suites for case in suite.findall("testcase")]
+    if root.tag == "testsuites" and root.find("testcase") is not None:
+        # node's test runner: tests at the top, a test's subtests in a suite of its name
+        pairs = [(_nested(case, suite), suite) if suite is not root else (case, suite)
+                 for case, suite in pairs]  # fmt: skip
     traces = {id(p): parse_frames(_text(p)) for case, _ in pairs for p in _problems(case)}
     # Python files named in any trace: they map pytest's dotted classnames to paths.
     python = frozenset(f.path for found in traces.values() for f in found if f.path.endswith(".py"))
     cases = [c for case, suite in pairs for c in _cases(case, suite, traces, python)]
     return cases, _seconds(root, suites)
+
+
+def _nested(case: Element, suite: Element) -> Element:
+    """A subtest named with its test: ``formats cents > 5 cents``."""
+    named = Element(case.tag, dict(case.attrib))
+    named.set("name", f"{suite.get('name', '')} > {case.get('name', '')}")
+    named.extend(list(case))
+    named.text = case.text
+    return named
 
 
 def _problems(case: Element) -> list[Element]:
@@ -168,10 +183,43 @@ def _failure(
     case: Element, problem: Element, frames: Sequence[Frame], file: str, test: str, classname: str
 ) -> Failure:
     text = _text(problem)
-    error_type, message, when = _message(problem, text)
-    output = _output(case, text)
-    in_test = [f for f in frames if _in_test(f, file, classname)]
-    line = in_test[-1].line if in_test else _int(case.get("line"))
+    return failure_from_text(
+        text,
+        file=file,
+        test=test,
+        classname=classname,
+        error_type=problem.get("type") or "",
+        message=problem.get("message") or "",
+        kind="error" if problem.tag == "error" else "failed",
+        output=_output(case, text),
+        line=_int(case.get("line")),
+        frames=frames,
+        tag=problem.tag,
+    )
+
+
+def failure_from_text(
+    text: str,
+    *,
+    file: str,
+    test: str,
+    classname: str = "",
+    error_type: str = "",
+    message: str = "",
+    kind: str = "failed",
+    output: str = "",
+    line: int | None = None,
+    frames: Sequence[Frame] | None = None,
+    tag: str = "failure",
+) -> Failure:
+    """A ``Failure`` from what a runner wrote about it: its trace or output ``text``, and
+    the type and message when the runner gives them apart. The failing line is the
+    innermost frame in the test file, the origin the innermost frame of project code
+    outside it, expected vs got as the runner words them."""
+    frames = parse_frames(text) if frames is None else frames
+    error_type, message, when = _message(error_type, message, text, tag)
+    in_test = [f for f in frames if _in_test(f, file, classname) and not is_library_text(f)]
+    line = in_test[-1].line if in_test else line
     origin = None
     for frame in reversed(frames):
         if not is_library_text(frame):
@@ -180,13 +228,15 @@ def _failure(
             break
     pair = expected_got(message) or expected_got(text)
     diff = "\n".join(d.rstrip() for d in _DIFF_LINE.findall(text)[:_DIFF_LINES])
-    details = "\n".join(part for part in (problem.get("message", ""), text, output) if part)
+    details = "\n".join(
+        part for part in (message if message not in text else "", text, output) if part
+    )
     return Failure(
         file=clean(file, 300),
         test=clean(test, 300),
         error_type=clean(error_type, 200),
         message=clean(message, _MESSAGE_CHARS),
-        kind="error" if problem.tag == "error" else "failed",
+        kind=kind,
         when=when,
         line=line,
         origin=clean(origin, 300) if origin else None,
@@ -243,7 +293,7 @@ def _where(
             return module, f"{rest.replace('.', '::')}::{name}" if rest else name
     tests = [f.path for f in frames if _test_like(f.path) and not is_library_text(f)]
     if tests:  # jest, go: the test file is in the trace
-        path = _display(tests[-1])
+        path = tests[-1]
         if "/" not in path and "/" in classname:  # go: cart_test.go in package .../cart
             path = f"{classname}/{path}"
         return path, name
@@ -257,17 +307,6 @@ def _test_like(path: str) -> bool:
     if stem == "conftest":
         return False
     return stem.startswith("test") or stem.endswith(("test", "tests", ".spec", "_spec"))
-
-
-def _display(path: str) -> str:
-    """An absolute path under the working directory, shown relative to it."""
-    try:
-        candidate = Path(path)
-        if candidate.is_absolute():
-            return candidate.relative_to(Path.cwd()).as_posix()
-    except (ValueError, OSError):
-        pass
-    return path
 
 
 def _python_module(dotted: str, python: frozenset[str]) -> tuple[str, str]:
@@ -296,10 +335,14 @@ def _is_file(path: str) -> bool:
         return False
 
 
-def _message(problem: Element, text: str) -> tuple[str, str, str]:
-    """(error type, message, phase) from the attributes or, failing them, the text."""
-    attr_type = (problem.get("type") or "").strip()
-    given = (problem.get("message") or "").strip()
+# node's test runner: type="testCodeFailure" says where it failed, the cause says what
+_NODE_CAUSE = re.compile(r"cause: (?P<type>[A-Za-z_$][\w$.]*)(?: \[\w+\])?: (?P<msg>[^\n]*)")
+
+
+def _message(attr_type: str, given: str, text: str, tag: str = "failure") -> tuple[str, str, str]:
+    """(error type, message, phase) from the runner's type and message or, failing them,
+    the text."""
+    attr_type, given = attr_type.strip(), given.strip()
     message, when = given, "call"
     phase = _PYTEST_PHASE.match(message)
     if phase:
@@ -308,6 +351,11 @@ def _message(problem: Element, text: str) -> tuple[str, str, str]:
         when = "collect"
     if message.lower() in _GENERIC_MESSAGES:
         message = _message_from_text(text) or message
+    if attr_type.endswith("Failure") and attr_type[:1].islower():  # node: testCodeFailure
+        cause = _NODE_CAUSE.search(text)
+        if cause:
+            return cause.group("type"), message or cause.group("msg"), when
+        attr_type = ""
     if "panicked at" in message:  # Rust: the assertion is on the line after the location
         after = text.split(message.split(" panicked at ", 1)[-1], 1)[-1].lstrip(":\n ")
         return "panic", after.split("\n", 1)[0] or message, when
@@ -321,7 +369,7 @@ def _message(problem: Element, text: str) -> tuple[str, str, str]:
     elif given and _TYPE.match(given):  # go-junit-report says message="Failed"
         error_type = given
     else:
-        error_type = problem.tag
+        error_type = tag
     return error_type, message, when
 
 
@@ -352,7 +400,7 @@ def _in_test(frame: Frame, file: str, classname: str) -> bool:
     return _test_like(path)
 
 
-def _run(cases: Sequence[_Case], seconds: float | None) -> Run:
+def _run(cases: Sequence[_Case], seconds: float | None, cwd: str | None = None) -> Run:
     counts: dict[str, int] = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
     key = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped"}
     failures: list[Failure] = []
@@ -361,11 +409,14 @@ def _run(cases: Sequence[_Case], seconds: float | None) -> Run:
         if case.failure is not None:
             failures.append(replace(case.failure, position=index))
     files = {case.unit for case in cases}
+    from agentout.sources.testing.paths import relative_paths
+
     ordered = sorted(failures, key=lambda f: (f.file, f.position))
-    return Run(
+    run = Run(
         counts=Counts(**counts),
         failures=tuple(ordered),
         files=len(files),
         duration=seconds,
         source="junit",
     )
+    return relative_paths(run, cwd)

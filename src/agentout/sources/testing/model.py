@@ -5,14 +5,16 @@ Both sources build these: the pytest plugin from live reports, ``junit`` from XM
 10 MB message or binary data costs nothing later) plus ``details``, the complete text
 (traceback, captured output) that goes to the full report.
 
-Root causes: failures with the same error type, the same normalized message (numbers,
-addresses, ids and quoted literals folded) and the same origin location are one cause.
+Root causes (``cause_key``): failures at the same assertion site (error type, test file
+and class, shape of the failing statement) are one cause whatever values they compared;
+errors raised in project code are one cause by type, normalized message (numbers,
+addresses, ids and quoted literals folded) and origin.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 __all__ = [
@@ -21,10 +23,13 @@ __all__ = [
     "Counts",
     "Failure",
     "Run",
+    "cause_key",
     "clean",
     "format_duration",
     "group_causes",
     "normalize_message",
+    "run_from_json",
+    "run_to_json",
 ]
 
 # Errors that say "the check did not hold" rather than "the code blew up"; focus
@@ -71,6 +76,20 @@ class Failure:
     subtest: str = ""
     position: int = 0  # the test's line in its file, for reading order
     details: str = ""
+    site: str = ""  # the failing statement's shape (sites.site_shape), "" when unknown
+
+    @property
+    def scope(self) -> str:
+        """The test's class (``Class::Inner``), "" for a module-level test."""
+        base = self.test.split("[", 1)[0]
+        return base.rpartition("::")[0]
+
+    @property
+    def project_origin(self) -> str | None:
+        """The origin when it is outside the test's own file: project code that raised."""
+        if self.origin and self.origin.rsplit(":", 1)[0] != self.file:
+            return self.origin
+        return None
 
     @property
     def name(self) -> str:
@@ -90,6 +109,8 @@ class Failure:
 
     @property
     def is_assertion(self) -> bool:
+        if self.error_type == "panic":  # Rust: assert!/assert_eq! panic, saying so
+            return self.message.startswith("assertion")
         return self.error_type.rsplit(".", 1)[-1] in ASSERTION_TYPES
 
     def sort_key(self) -> tuple[str, int, str]:
@@ -105,6 +126,7 @@ class Counts:
     xfailed: int = 0
     xpassed: int = 0
     subtests_passed: int = 0
+    subtests_failed: int = 0
     deselected: int = 0
     warnings: int = 0
 
@@ -125,12 +147,25 @@ class Run:
     stopped: str = ""
     exit_status: int | None = None
     source: str = "pytest"
+    # Each test file's own counts (failed, subtests_failed, errors) when the source knows
+    # them apart from the failures listed (a test failed by its subtests is counted, not
+    # listed); else the P lines count the failures.
+    file_counts: Mapping[str, Counts] | None = None
+
+    def counts_of(self, file: str) -> Counts:
+        """The failed/subtests_failed/errors counts of one file, as its P line says them."""
+        if self.file_counts is not None and file in self.file_counts:
+            return self.file_counts[file]
+        mine = [f for f in self.failures if f.file == file]
+        errors = sum(1 for f in mine if f.kind == "error")
+        return Counts(failed=len(mine) - errors, errors=errors)
 
     @property
     def passed(self) -> bool:
         if self.exit_status is not None:
             return self.exit_status == 0
-        return not (self.counts.failed or self.counts.errors or self.interrupted)
+        c = self.counts
+        return not (c.failed or c.subtests_failed or c.errors or self.interrupted)
 
 
 @dataclass(frozen=True)
@@ -168,12 +203,27 @@ def normalize_message(message: str) -> str:
     return " ".join(first.split())
 
 
+def cause_key(failure: Failure) -> tuple[str, ...]:
+    """What makes two failures one root cause.
+
+    A failed assertion at the test's own line (or in an assertion helper of its file): its
+    type, its file and class, the shape of the failing statement (the same
+    ``self.assertEqual``, helper call or assert of the same calls) and that helper's line,
+    whatever values were compared. An error, or an assertion raised in project code
+    outside the test file, or one whose statement is not known (JUnit XML): its type, its
+    message with what varies folded, and its location (the origin, else the line).
+    """
+    if failure.site and failure.is_assertion and failure.project_origin is None:
+        return ("site", failure.error_type, failure.file, failure.scope, failure.site,
+                failure.origin or "")  # fmt: skip
+    return ("raised", failure.error_type, normalize_message(failure.message), failure.location)
+
+
 def group_causes(failures: Iterable[Failure]) -> list[Cause]:
     """Root causes in order of their first failure; members keep the given order."""
-    members: dict[tuple[str, str, str], list[Failure]] = {}
+    members: dict[tuple[str, ...], list[Failure]] = {}
     for failure in failures:
-        key = (failure.error_type, normalize_message(failure.message), failure.location)
-        members.setdefault(key, []).append(failure)
+        members.setdefault(cause_key(failure), []).append(failure)
     return [Cause(n, tuple(group)) for n, group in enumerate(members.values(), start=1)]
 
 
@@ -186,3 +236,35 @@ def format_duration(seconds: float) -> str:
     if millis < 1000:
         return f"{millis}ms"
     return f"{seconds:.2f}s"
+
+
+def run_to_json(run: Run) -> str:
+    """``run`` as JSON text: how the pytest plugin hands a run to ``agentout test``."""
+    import dataclasses
+    import json
+
+    data = dataclasses.asdict(run)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def run_from_json(text: str) -> Run:
+    """The ``Run`` that ``run_to_json`` wrote; ``ValueError`` when the text is not one."""
+    import json
+
+    try:
+        data = json.loads(text)
+        failures = tuple(
+            Failure(**{**item, "source": tuple(item.get("source", ()))})
+            for item in data.pop("failures")
+        )
+        file_counts = data.pop("file_counts", None)
+        return Run(
+            counts=Counts(**data.pop("counts")),
+            failures=failures,
+            file_counts=None
+            if file_counts is None
+            else {file: Counts(**counts) for file, counts in file_counts.items()},
+            **data,
+        )
+    except (KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not a run: {exc}") from None

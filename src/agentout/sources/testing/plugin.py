@@ -16,6 +16,9 @@ import pytest
 from agentout.sources.testing.settings import ACTIVE, SETTINGS, SettingError, resolve
 
 RECORDER_NAME = "agentout-recorder"
+# Set by `agentout test -- CMD` (runners.run_tests): write the run as JSON to this file in
+# its private directory instead of printing the report, which agentout renders itself.
+RESULTS_ENV_VAR = "AGENTOUT_RESULTS"
 
 # Runs whose terminal output is the point: never replace it.
 _INFORMATIONAL = (
@@ -59,6 +62,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addini(setting.ini, setting.help, default="")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """`agentout test` asks for JUnit XML too, for a pytest without this plugin; with the
+    plugin here, its own results say more, so that XML is not written."""
+    results = os.environ.get(RESULTS_ENV_VAR)
+    xmlpath = getattr(config.option, "xmlpath", None)
+    if results and xmlpath and os.path.dirname(xmlpath) == os.path.dirname(results):
+        config.option.xmlpath = None
+
+
 @pytest.hookimpl(trylast=True)  # after the terminal reporter (and xdist) are configured
 def pytest_configure(config: pytest.Config) -> None:
     options = {
@@ -81,4 +94,5 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: the controller reports
         config.pluginmanager.register(recorder.WorkerDescriber(config), RECORDER_NAME)
     else:
-        config.pluginmanager.register(recorder.Recorder(config, settings), RECORDER_NAME)
+        results = os.environ.get(RESULTS_ENV_VAR) or None
+        config.pluginmanager.register(recorder.Recorder(config, settings, results), RECORDER_NAME)

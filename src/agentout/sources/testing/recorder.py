@@ -158,13 +158,18 @@ class Recorder(_Describer):
     ones, so the run pays nothing per passing test but a few counts).
     """
 
-    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+    def __init__(
+        self, config: pytest.Config, settings: Settings, results: str | None = None
+    ) -> None:
         super().__init__(config)
         self.settings = settings
+        self.results = results
         self.counts: Counter[str] = Counter()
         self.failed: list[tuple[pytest.TestReport | pytest.CollectReport, str]] = []
         self.files: set[str] = set()
         self.subtest_failures: Counter[str] = Counter()
+        self.file_counts: dict[str, Counter[str]] = {}
+        self.config = config
         self.interrupted = False
         self.started = time.perf_counter()
         self.collected: dict[str, int] = {}
@@ -185,14 +190,15 @@ class Recorder(_Describer):
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Called for every test phase and subtest: the passing path does the least.
+        # Counted as pytest's summary counts them, but for failed subtests, which pytest
+        # adds to "failed" and the report names apart (subtests_failed).
         if report.passed:
             if report.when == "call":
                 self._compared = None  # a comparison that failed inside pytest.raises
                 if hasattr(report, "context"):
                     self.counts["subtests_passed"] += 1
                 elif self.subtest_failures and self.subtest_failures[report.nodeid]:
-                    # pytest fails a test whose subtests failed; each one is listed already
-                    self.counts["failed"] += 1
+                    self._count(report, self._outcome(report))
                 else:
                     self.counts["xpassed" if hasattr(report, "wasxfail") else "passed"] += 1
             elif report.when == "setup":
@@ -208,17 +214,37 @@ class Recorder(_Describer):
             self.counts["xfailed" if xfail else "skipped"] += 1
             return
         error = report.when != "call"
-        self.counts["errors" if error else "failed"] += 1
         if subtest:
             self.subtest_failures[report.nodeid] += 1
-        elif self.subtest_failures[report.nodeid] and isinstance(report.longrepr, str):
-            return  # "contains N failed subtests" (xdist sends it so): listed already
+            self._count(report, "subtests_failed")
+        else:
+            self._count(report, "errors" if error else "failed")
+            if self.subtest_failures[report.nodeid] and isinstance(report.longrepr, str):
+                return  # "contains N failed subtests" (xdist sends it so): listed already
         self.failed.append((report, "error" if error else "failed"))
 
+    def _count(self, report: pytest.TestReport | pytest.CollectReport, key: str) -> None:
+        """Count an outcome of the run, and of its file when it is a failing one."""
+        self.counts[key] += 1
+        if key in ("failed", "errors", "subtests_failed"):
+            self.file_counts.setdefault(report.nodeid.split("::", 1)[0], Counter())[key] += 1
+
+    def _outcome(self, report: pytest.TestReport) -> str:
+        """A test that passed though some of its subtests failed, as pytest counts it:
+        pytest's own hook decides (its ``subtests`` fixture fails the test, unittest's
+        ``subTest`` leaves it passed) and sets the report's outcome, as its terminal
+        reporter would."""
+        status = self.config.hook.pytest_report_teststatus(report=report, config=self.config)
+        category = status[0] if status else ""
+        return "failed" if category == "failed" or report.failed else "passed"
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.skipped:  # a module skipped as a whole: pytest counts it skipped
+            self.counts["skipped"] += 1
+            return
         if not report.failed:
             return
-        self.counts["errors"] += 1
+        self._count(report, "errors")
         self.files.add(report.nodeid.split("::", 1)[0])
         self.failed.append((report, "error"))
 
@@ -280,6 +306,7 @@ class Recorder(_Describer):
             output=captured,
             source=tuple(data.get("source", ())),
             subtest=str(getattr(report, SUBTEST_ATTRIBUTE, "")),
+            site=str(data.get("site", "")),
             position=position,
             details=details,
         )
@@ -298,6 +325,17 @@ class Recorder(_Describer):
 
     # -- the report -------------------------------------------------------------------
 
+    @staticmethod
+    def _hand_over(run: Run, path: str) -> None:
+        """The run as JSON in a new private file (0600; never over an existing one)."""
+        import os
+
+        from agentout.sources.testing.model import run_to_json
+
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(run_to_json(run))
+
     def run(self, session: pytest.Session, exitstatus: int) -> Run:
         stopped = session.shouldstop or session.shouldfail
         failures = [self._failure(report, kind) for report, kind in self.failed]
@@ -310,10 +348,15 @@ class Recorder(_Describer):
             stopped=stopped if isinstance(stopped, str) else "",
             exit_status=int(exitstatus),
             source="pytest",
+            file_counts={file: Counts(**c) for file, c in self.file_counts.items()},
         )
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.results is not None:  # agentout test renders it: hand the run over
+            self._hand_over(self.run(session, exitstatus), self.results)
+            session.config.option.tbstyle = "no"
+            return
         from agentout.sources.testing.report import render
 
         settings = self.settings

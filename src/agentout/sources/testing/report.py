@@ -52,7 +52,7 @@ from agentout.sources.testing.model import (
 from agentout.tokens import Tokenizer, get_tokenizer
 from agentout.truncate import truncate_string
 
-__all__ = ["build", "failures_of", "full_report", "render"]
+__all__ = ["NO_TESTS", "build", "failures_of", "full_report", "named_tests", "render", "report"]
 
 _NAME_CHARS = 160
 # Token caps of the tersest view's free text, as written (see _short), so the status, a
@@ -79,6 +79,7 @@ _NUMBER = re.compile(r"-?(?:0|[1-9]\d{0,15})(?:\.\d{1,15})?\Z")
 _COUNT_FIELDS = (
     "passed",
     "failed",
+    "subtests_failed",
     "errors",
     "skipped",
     "xfailed",
@@ -87,6 +88,9 @@ _COUNT_FIELDS = (
     "deselected",
     "warnings",
 )
+
+
+_FAILING = ("failed", "subtests_failed", "errors")
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,16 @@ class _Group:
     linked: bool  # the cause has other records, so each names it (cause=N)
 
 
+NO_TESTS = "no tests collected"
+
+
 def _status_word(run: Run) -> str:
+    """PASS or FAIL; "no tests collected" when nothing ran and nothing failed (pytest's
+    exit status 5, or a runner that found no tests)."""
+    counts = run.counts
+    ran = counts.tests or counts.errors or counts.subtests_failed or run.failures
+    if not ran and not run.interrupted:
+        return NO_TESTS
     return "PASS" if run.passed else "FAIL"
 
 
@@ -107,7 +120,7 @@ def _status(run: Run, causes: int) -> Record:
     status = _status_word(run)
     counts = {name: getattr(run.counts, name) for name in _COUNT_FIELDS}
     terse: dict[str, Any] = {"status": status}
-    terse.update({k: v for k, v in counts.items() if k in ("failed", "errors") and v})
+    terse.update({k: v for k, v in counts.items() if k in _FAILING and v})
     full: dict[str, Any] = {"status": status, **{k: v for k, v in counts.items() if v}}
     full["files"] = run.files
     if causes:
@@ -123,14 +136,10 @@ def _status(run: Run, causes: int) -> Record:
     return Record.of(terse, full, kind="S", forced=True)
 
 
-def _file_record(file: str, failures: Sequence[Failure], tok: Tokenizer) -> Record:
+def _file_record(run: Run, file: str, tok: Tokenizer) -> Record:
     fields: dict[str, Any] = {"file": _short(clean(file or "?", _NAME_CHARS), _TERSE["file"], tok)}
-    failed = sum(1 for f in failures if f.kind == "failed")
-    errors = len(failures) - failed
-    if failed:
-        fields["failed"] = failed
-    if errors:
-        fields["errors"] = errors
+    counts = run.counts_of(file)
+    fields.update({k: getattr(counts, k) for k in _FAILING if getattr(counts, k)})
     return Record.of(fields, kind="P")
 
 
@@ -211,9 +220,11 @@ def _split_name(failure: Failure) -> tuple[str, str]:
 
 
 def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str, Any]:
-    """Who failed: one test (and how many more), or every name, with L when they share it.
+    """Who failed: one test (and how many more), or every name.
 
-    Cases of one test (parameters, subtests) are listed as ``cases`` under its name.
+    Cases of one test (parameters, subtests) are listed under its name (``ids``,
+    ``subtests``, ``cases``); several tests are the first as ``test`` with its ``L`` and
+    the others in ``also`` (see ``_also``), so the values shown are plainly the first's.
     """
     first = failures[0]
     if not first.test:  # a file that did not collect: no test, its error is the point
@@ -232,12 +243,12 @@ def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str
     same_line = len({f.line for f in failures}) == 1
     shown = failures[:_NAMES]
     split = [_split_name(f) for f in shown]
-
-    def with_line(text: str, failure: Failure) -> str:
-        text = clean(text, _NAME_CHARS)
-        return text if same_line or not failure.line else f"{text} L{failure.line}"
-
     if len({base for base, _ in split}) == 1 and all(case for _, case in split):
+
+        def with_line(text: str, failure: Failure) -> str:
+            text = clean(text, _NAME_CHARS)
+            return text if same_line or not failure.line else f"{text} L{failure.line}"
+
         cases = [case for _, case in split]
         key = "cases"
         if all(c.startswith("[") and c.endswith("]") and "] " not in c for c in cases):
@@ -248,13 +259,79 @@ def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str
             "test": clean(split[0][0], _NAME_CHARS),
             key: [with_line(case, f) for case, f in zip(cases, shown, strict=True)],
         }
+        if same_line and first.line:
+            out["L"] = first.line
     else:
-        out = {"tests": [with_line(f.name, f) for f in shown]}
+        out = {"test": clean(first.name, _NAME_CHARS)}
+        if first.line:
+            out["L"] = first.line
+        out["also"] = _also(first, shown[1:])
     if len(failures) > len(shown):
         out["more"] = len(failures) - len(shown)
-    if same_line and first.line:
-        out["L"] = first.line
     return out
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at each ", " outside brackets: ``a L1, b (i=1, j=2)`` -> 2 parts."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and text.startswith(", ", i):
+            parts.append(text[start:i])
+            start = i + 2
+    parts.append(text[start:])
+    return parts
+
+
+def _also(first: Failure, others: Sequence[Failure]) -> str | list[str]:
+    """The other tests of a record, compactly: ``test_n L860, test_odd L833``. A name
+    drops the class it shares with the name before it (a module-level test after a
+    class's is written ``::test_x``), and a line equal to the first test's ``L`` is not
+    repeated."""
+    parts = []
+    scope = first.scope
+    for failure in others:
+        name = failure.name
+        if failure.scope and failure.scope == scope:
+            name = name[len(scope) + 2 :]
+        elif scope and not failure.scope:
+            name = "::" + name  # back to the module's own tests, as in a node id
+        scope = failure.scope
+        name = clean(name, _NAME_CHARS)
+        line = f" L{failure.line}" if failure.line and failure.line != first.line else ""
+        parts.append(name + line)
+    joined = ", ".join(parts)
+    # A name that would split wrongly (", " outside brackets) keeps the list form.
+    return joined if _split_top(joined) == parts else parts
+
+
+def named_tests(row: Mapping[str, Any]) -> list[str]:
+    """The tests a report's ``R`` record names, as pytest's names within the file
+    (``Class::test``, ``test[id]``, ``test (subtest)``): what ``failures_of`` gives back
+    for a program that wants the list."""
+    test = row.get("test")
+    if test is None:
+        return []
+    for key, template in (("ids", "{}[{}]"), ("subtests", "{} {}"), ("cases", "{}{}")):
+        if key in row:
+            cases = [re.sub(r" L\d+$", "", str(case)) for case in row[key]]
+            return [template.format(test, case) for case in cases]
+    names = [str(test)]
+    scope = names[0].split("[", 1)[0].rpartition("::")[0]
+    also = row.get("also") or []
+    for part in also if isinstance(also, list) else _split_top(str(also)):
+        name = re.sub(r" L\d+$", "", str(part))
+        if name.startswith("::"):
+            name, scope = name[2:], ""
+        elif "::" in name.split("[", 1)[0]:
+            scope = name.split("[", 1)[0].rpartition("::")[0]
+        elif scope:
+            name = f"{scope}::{name}"
+        names.append(name)
+    return names
 
 
 class _Quoted:
@@ -281,8 +358,9 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     first = failures[0]
     where: dict[str, Any] = {"cause": group.cause.number} if group.linked else {}
     terse, full = _tests(failures, True, tok), _tests(failures, False, tok)
+    also = {"also": full.pop("also")} if "also" in full else {}
     if not group.first_of_cause:  # the cause's details are in its first record
-        return [{**where, **terse}, {**where, **full}]
+        return [{**where, **terse}, {**where, **full, **also}]
 
     when = {"when": first.when} if first.when != "call" else {}
     kind = {"type": clean(first.error_type or "Error", 80)}
@@ -309,7 +387,7 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     views = [
         {**where, **terse, **when, **terse_kind, **terse_message},
         {**where, **terse, **when, **kind, **what, **origin},
-        {**where, **full, **when, **kind, **what, **origin},
+        {**where, **full, **when, **kind, **what, **origin, **also},
     ]
     extra: dict[str, Any] = {}
     if first.diff and wants_diff:
@@ -319,7 +397,7 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     if focus == "debug" and first.source:
         extra["src"] = "\n".join(first.source)
     if extra:
-        views.append({**views[-1], **extra})
+        views.append({**views[-1], **extra, **also})
     return views
 
 
@@ -395,7 +473,7 @@ def build(
     seen: set[int] = set()
     for file in shown_files:
         header = len(records)
-        records.append(_file_record(file, by_file[file], tok))
+        records.append(_file_record(run, file, tok))
         for cause, members in groups_of.get(file, ()):
             first = cause.number not in seen
             seen.add(cause.number)
@@ -451,8 +529,9 @@ def failures_of(text: str, path: str | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def full_report(run: Run) -> str:
-    """Every failure with its complete text: what the agent reads when it needs more."""
+def full_report(run: Run, output: str = "") -> str:
+    """Every failure with its complete text: what the agent reads when it needs more;
+    ``output`` (what the runner printed) at the end."""
     causes = group_causes(run.failures)
     number = {id(f): c.number for c in causes for f in c.failures}
     status = _status(run, len(causes)).fullest
@@ -466,19 +545,54 @@ def full_report(run: Run) -> str:
         lines.append(f"==== {label} {title} (cause {number[id(failure)]}: {failure.location})")
         lines.append(failure.details.rstrip() or f"{failure.error_type}: {failure.message}")
         lines.append("")
+    if output.strip():
+        lines += ["==== what the test runner printed", output.rstrip(), ""]
     return "\n".join(lines)
 
 
-def _spill(run: Run) -> str | None:
+def _spill(run: Run, output: str = "") -> str | None:
     """Keep the full report in the private store; None if it cannot be written."""
     from agentout.errors import AgentoutError
     from agentout.spill import SpillStore
 
     try:
-        ref = SpillStore.default().write_text(full_report(run), kind="test", suffix=".txt")
+        text = full_report(run, output)
+        ref = SpillStore.default().write_text(text, kind="test", suffix=".txt")
     except (OSError, AgentoutError):  # a full disk or an unsafe store: report inline only
         return None
     return str(ref.path)
+
+
+def report(
+    run: Run,
+    *,
+    focus: str = "failures",
+    max_tokens: int | None = 5000,
+    max_chars: int | None = None,
+    tokenizer: str | None = None,
+    format: str = "records",
+    output: str = "",
+) -> tuple[str, str | None]:
+    """The agent report of ``run`` within ``max_tokens`` (and ``max_chars``), and the path
+    of the full report kept in the spill store (None when there was nothing to keep).
+
+    A budget too small for the status line and the last line still gets them, and the
+    header says ``over_budget=true``. ``output``, what the runner printed, goes to the
+    full report only."""
+    from agentout.pack import pack
+
+    keep = bool(run.failures) or (bool(output.strip()) and not run.passed)
+    full = _spill(run, output) if keep else None
+    result, order = build(run, focus, full, tokenizer)
+    packed = pack(
+        result,
+        format=format,
+        max_tokens=max_tokens,
+        max_chars=max_chars,
+        tokenizer=tokenizer,
+        order=order,
+    )
+    return packed.text, full
 
 
 def render(
@@ -491,16 +605,12 @@ def render(
     format: str = "records",
 ) -> str:
     """The agent report of ``run``, within ``max_tokens`` (and ``max_chars``)."""
-    from agentout.pack import pack
-
-    full = _spill(run) if run.failures else None
-    result, order = build(run, focus, full, tokenizer)
-    packed = pack(
-        result,
-        format=format,
+    text, _ = report(
+        run,
+        focus=focus,
         max_tokens=max_tokens,
         max_chars=max_chars,
         tokenizer=tokenizer,
-        order=order,
+        format=format,
     )
-    return packed.text
+    return text

@@ -28,7 +28,9 @@ __all__ = [
 FOCUS_MODES = ("summary", "critical", "first-failure", "failures", "debug")
 FORMATS = ("records", "json", "text")
 DEFAULT_LIMIT = 5000
-# Below this the status line, the summary and one failure may not fit (see report.py).
+# From this budget up the status line, the summary and one failure always fit (see
+# report.py); below it the report may hold only the status and last lines, and says
+# over_budget=true when even they do not fit.
 MIN_LIMIT = 200
 
 # Set by coding agents in the shells they run; any of them, set and not "0"/"false",
@@ -69,6 +71,8 @@ class Setting:
 def _choice(choices: tuple[str, ...]) -> Callable[[str], str]:
     def parse(raw: str) -> str:
         value = raw.strip().lower()
+        if value not in choices and value.replace("_", "-") in choices:
+            value = value.replace("_", "-")  # first_failure, as Python would spell it
         if value not in choices:
             raise ValueError(f"expected one of {', '.join(choices)}")
         return value
@@ -122,8 +126,9 @@ SETTINGS = (
         "--agent-limit",
         "AGENTOUT_LIMIT",
         "agent_limit",
-        f"Token budget of the agent report (default {DEFAULT_LIMIT}, at least {MIN_LIMIT}).",
-        _count(MIN_LIMIT),
+        f"Token budget of the agent report (default {DEFAULT_LIMIT}; from {MIN_LIMIT} up it "
+        "always shows a failure).",
+        _count(1),
     ),
     Setting(
         "max_chars",
@@ -131,7 +136,7 @@ SETTINGS = (
         "AGENTOUT_MAX_CHARS",
         "agent_max_chars",
         "Character budget of the agent report, besides the token budget (default: none).",
-        _count(MIN_LIMIT),
+        _count(1),
     ),
     Setting(
         "tokenizer",

@@ -1,0 +1,131 @@
+"""Which shell commands a hook routes through ``agentout run``, and how the rewrite reads.
+
+A command is routed when it is a plain script (see ``agentout.agents._shell``), every
+part of it is a program agentout can wrap without changing what it does (``_SAFE``:
+no shell state, no interactive program, no command Claude Code inspects for paths it
+writes or removes), and at least one part has a reducer worth running (``worth_routing``).
+A single command becomes ``AGENTOUT run -- ARGV...``; a pipeline or a list becomes
+``AGENTOUT run --shell 'COMMAND'``, run whole by the user's shell, so its meaning never
+changes. ``AGENTOUT`` is the absolute path of the agentout that answered the hook.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Sequence
+
+from agentout.agents._shell import Script, Segment
+
+__all__ = ["agentout_command", "reads_files", "rewrite", "routable", "worth_routing"]
+
+MAX_COMMAND = 4096  # longer commands are left alone (Claude Code stops analysing at 10,000)
+
+# Command families with a reducer worth running: argv[0] after the prefixes below.
+_FAMILIES = {
+    "git", "ls", "find", "tree", "grep", "egrep", "rg", "ag", "ack",
+    "pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "go", "cargo",
+    "ruff", "mypy", "pyright", "pylint", "flake8", "black", "isort", "eslint", "tsc",
+    "prettier", "biome", "shellcheck", "hadolint", "golangci-lint", "clippy-driver",
+    "make", "cmake", "ninja", "gcc", "g++", "cc", "c++", "clang", "clang++", "javac",
+    "mvn", "gradle", "npm", "pnpm", "yarn", "pip", "pip3", "uv", "poetry", "dotnet",
+    "bazel", "docker", "kubectl", "terraform", "helm",
+}  # fmt: skip
+_PREFIXES = {"env", "npx", "pnpx", "bunx", "uvx"}
+# Programs that can be part of a routed pipeline or list without changing its meaning.
+_SAFE = _FAMILIES | {
+    "cat", "head", "tail", "wc", "sort", "uniq", "cut", "tr", "echo", "printf", "true",
+    "false", "date", "pwd", "which", "diff", "stat", "du", "df", "python", "python3",
+    "node", "awk", "jq", "column", "nl", "tac", "sleep", "seq", "basename", "dirname",
+}  # fmt: skip
+_GIT_INTERACTIVE = {"difftool", "mergetool", "gui", "citool", "gitk", "rebase", "add", "commit"}
+_FIND_ACTIONS = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0"}
+_FIND_ACTIONS |= {"-fprintf", "-fls"}
+
+
+# Commands whose file operands Claude Code may check against Read and Edit rules (it
+# names cat, head, tail and sed; the rest are taken in to be sure).
+_FILE_COMMANDS = {
+    "cat", "head", "tail", "sed", "awk", "grep", "egrep", "fgrep", "rg", "ag", "ack", "ls",
+    "find", "tree", "wc", "sort", "uniq", "cut", "diff", "stat", "file", "strings", "nl",
+    "tac", "jq", "du", "less", "more", "xxd", "od", "hexdump", "base64", "md5sum",
+    "sha1sum", "sha256sum", "tr", "column",
+}  # fmt: skip
+
+
+def reads_files(script: Script) -> bool:
+    """Whether a part of the command is one whose files Read/Edit rules may cover."""
+    return any(
+        segment.words is None or segment.words[0] in _FILE_COMMANDS for segment in script.segments
+    )
+
+
+def worth_routing(argv: Sequence[str]) -> bool:
+    """Whether a reducer handles this command's output (a stand-in for
+    ``agentout.reducers.find(argv) is not None``, matched the same way: after ``env``,
+    ``VAR=x``, ``python -m``, ``npx`` and ``uv run`` prefixes)."""
+    words = list(argv)
+    while words:
+        head = os.path.basename(words[0])
+        if head in _PREFIXES or "=" in head:
+            words = words[1:]
+            while head == "env" and words and "=" in words[0]:
+                words = words[1:]
+        elif head.startswith("python") and words[1:2] == ["-m"]:
+            words = words[2:]
+        elif head == "uv" and words[1:2] == ["run"]:
+            words = [w for w in words[2:] if not w.startswith("-")] or words[2:]
+        else:
+            break
+    return bool(words) and os.path.basename(words[0]) in _FAMILIES
+
+
+def _safe(segment: Segment) -> bool:
+    words = segment.words
+    if not words:
+        return False
+    program = words[0]
+    if "/" in program or program not in _SAFE:
+        return False
+    if program in ("python", "python3", "node"):  # only `python -m MODULE`: never a REPL
+        return program != "node" and len(words) > 2 and words[1] == "-m" and words[2] != "agentout"
+    if program == "find" and _FIND_ACTIONS & set(words):
+        return False
+    if program == "git":
+        rest = list(words[1:])
+        if rest and rest[0].startswith("-"):  # -C, -c, --git-dir...: another repository
+            return False
+        if not rest or rest[0] in _GIT_INTERACTIVE:
+            return False
+    return not (program == "awk" and "-i" in words)
+
+
+def routable(script: Script) -> bool:
+    """Safe to wrap whole, and worth it."""
+    if not script.plain or len(script.text) > MAX_COMMAND or "\n" in script.operators:
+        return False
+    if not all(_safe(segment) for segment in script.segments):
+        return False
+    return any(worth_routing(segment.words or ()) for segment in script.segments)
+
+
+def agentout_command() -> list[str]:
+    """How to start this agentout again, whatever PATH says: its own script if it was
+    started as one, else this Python with ``-m agentout``."""
+    started = sys.argv[0] if sys.argv else ""
+    if os.path.basename(started) == "agentout" and os.path.isabs(started):
+        return [started]
+    if os.path.basename(started) == "agentout":
+        return [os.path.abspath(started)]
+    return [sys.executable, "-m", "agentout"]
+
+
+def rewrite(script: Script, agentout: Sequence[str] | None = None) -> str:
+    """The command that runs ``script`` through ``agentout run``."""
+    head = shlex.join(agentout_command() if agentout is None else agentout)
+    if script.simple:
+        words = script.segments[0].words
+        assert words is not None
+        return f"{head} run -- {shlex.join(words)}"
+    return f"{head} run --shell {shlex.quote(script.text.strip())}"

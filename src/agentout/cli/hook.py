@@ -1,0 +1,32 @@
+"""``agentout hook AGENT``: the hook an agent CLI runs before each shell command.
+
+``agentout hook claude`` is answered without loading click (``agentout.cli.main``
+dispatches it first); this command is what ``--help`` lists and what runs when the
+hook is called another way.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command()
+@click.argument("agent", metavar="AGENT")
+def hook(agent: str) -> None:
+    """Answer one hook call of AGENT (claude): read its JSON on stdin, print the answer.
+
+    A command is routed through `agentout run` only when the agent would run it
+    without asking anyone (an explicit allow rule, or bypassPermissions with no deny or
+    ask rule for it); otherwise the answer is empty and the agent decides as it would
+    without agentout. Anything wrong (bad JSON, no command, a crash, a timeout) leaves
+    the command unchanged, with one line on stderr. Always exit status 0.
+
+    \b
+    Installed by:
+      agentout init claude
+    """
+    from agentout.agents.hook import main
+
+    sys.exit(main([agent]))

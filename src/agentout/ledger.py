@@ -1,0 +1,305 @@
+"""The savings ledger: one row per delivery to an agent, in a local SQLite database.
+
+Every command and tool that hands output to an agent (``run``, ``test``, ``fit``,
+``records``, ``notes``, ``show``, the MCP tools) calls ``record`` once: when, in which
+project, which tool and command, the tokens of the raw output (None when the raw output
+is not at hand), the tokens delivered (exactly the ``tokens=`` of what was printed), the
+facts kept where a reducer declares them, how long it took, the exit status and how many
+secrets were kept out. Counts only: never a byte of the output itself.
+
+The database is ``ledger.sqlite3`` in agentout's private data directory (platformdirs,
+0700; the file 0600), or ``$AGENTOUT_LEDGER_DB``; WAL journal and a busy timeout, so many
+agents can write at once. ``AGENTOUT_LEDGER=0`` turns it off. ``record`` never raises and
+never delays a delivery for long: a locked, read-only or corrupt database costs one line
+on stderr, and the delivery has already happened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # record_later runs in every agentout run: no sqlite3 there
+    import sqlite3
+
+__all__ = [
+    "ENV",
+    "ENV_DB",
+    "Row",
+    "count_raw",
+    "database_path",
+    "enabled",
+    "record",
+    "record_later",
+    "rows",
+]
+
+ENV = "AGENTOUT_LEDGER"
+ENV_DB = "AGENTOUT_LEDGER_DB"
+ENV_SYNC = "AGENTOUT_LEDGER_SYNC"  # count and write before returning (tests, scripts)
+_OFF = {"0", "off", "false", "no"}
+_BUSY_MS = 2000
+_COMMAND_CHARS = 200
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS deliveries (
+    id INTEGER PRIMARY KEY,
+    time REAL NOT NULL,
+    project TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    command TEXT NOT NULL,
+    raw_tokens INTEGER,
+    delivered_tokens INTEGER NOT NULL,
+    facts_kept INTEGER,
+    facts_total INTEGER,
+    duration REAL,
+    exit_status INTEGER,
+    secrets INTEGER NOT NULL DEFAULT 0,
+    raw_exact INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX IF NOT EXISTS deliveries_time ON deliveries (time);
+"""
+_COLUMNS = (
+    "time", "project", "tool", "command", "raw_tokens", "delivered_tokens", "facts_kept",
+    "facts_total", "duration", "exit_status", "secrets", "raw_exact",
+)  # fmt: skip
+RAW_EXACT_BYTES = 4 << 20  # raw output counted exactly up to here, then extrapolated
+
+
+@dataclass(frozen=True)
+class Row:
+    time: float
+    project: str
+    tool: str
+    command: str
+    raw_tokens: int | None
+    delivered_tokens: int
+    facts_kept: int | None
+    facts_total: int | None
+    duration: float | None
+    exit_status: int | None
+    secrets: int
+    raw_exact: bool
+
+    @property
+    def saved(self) -> int:
+        """Tokens the agent did not pay for (0 when the raw count is unknown)."""
+        return 0 if self.raw_tokens is None else self.raw_tokens - self.delivered_tokens
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "1").strip().lower() not in _OFF
+
+
+def database_path() -> Path:
+    configured = os.environ.get(ENV_DB, "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    import platformdirs  # deferred: most commands never write the ledger
+
+    return Path(platformdirs.user_data_dir("agentout")) / "ledger.sqlite3"
+
+
+def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
+    import sqlite3
+
+    if create:
+        from agentout.spill import private_dir
+
+        private_dir(path.parent, "the ledger directory")
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    elif not path.exists():
+        raise FileNotFoundError(path)
+    uri = path.absolute().as_uri() + ("" if create else "?mode=ro")
+    connection = sqlite3.connect(uri, uri=True, timeout=_BUSY_MS / 1000, isolation_level=None)
+    connection.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+    if create:
+        if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            connection.execute("PRAGMA journal_mode=WAL")
+        connection.executescript(_SCHEMA)
+    return connection
+
+
+def record(
+    *,
+    tool: str,
+    command: str,
+    delivered_tokens: int,
+    raw_tokens: int | None = None,
+    raw_exact: bool = True,
+    facts_kept: int | None = None,
+    facts_total: int | None = None,
+    duration: float | None = None,
+    exit_status: int | None = None,
+    secrets: int = 0,
+    project: str | None = None,
+) -> bool:
+    """Append one delivery; True if it was written. Never raises."""
+    if not enabled():
+        return False
+    values: tuple[Any, ...] = (
+        time.time(),
+        project if project is not None else os.getcwd(),
+        tool,
+        command[:_COMMAND_CHARS],
+        raw_tokens,
+        delivered_tokens,
+        facts_kept,
+        facts_total,
+        duration,
+        exit_status,
+        secrets,
+        int(raw_exact),
+    )
+    path: Path | None = None
+    try:
+        path = database_path()
+        connection = _connect(path, create=True)
+        try:
+            marks = ", ".join("?" * len(_COLUMNS))
+            connection.execute(
+                f"INSERT INTO deliveries ({', '.join(_COLUMNS)}) VALUES ({marks})", values
+            )
+        finally:
+            connection.close()
+    except Exception as exc:  # the delivery already happened: say so, and go on
+        where = f"{path}: " if path is not None else ""
+        with contextlib.suppress(OSError):
+            sys.stderr.write(f"agentout: ledger: {where}{exc}; this delivery is not counted\n")
+        return False
+    return True
+
+
+def rows(path: Path | None = None, *, since: float | None = None) -> Iterator[Row]:
+    """Every recorded delivery, oldest first (nothing if there is no ledger yet)."""
+    path = database_path() if path is None else path
+    try:
+        connection = _connect(path, create=False)
+    except FileNotFoundError:
+        return
+    try:
+        query = f"SELECT {', '.join(_COLUMNS)} FROM deliveries"
+        args: tuple[Any, ...] = ()
+        if since is not None:
+            query, args = query + " WHERE time >= ?", (since,)
+        for values in connection.execute(query + " ORDER BY time, id", args):
+            fields = dict(zip(_COLUMNS, values, strict=True))
+            fields["raw_exact"] = bool(fields["raw_exact"])
+            yield Row(**fields)
+    finally:
+        connection.close()
+
+
+def count_raw(data: bytes | str | Path | None, tokenizer: Any = None) -> tuple[int | None, bool]:
+    """(tokens of the raw output, whether the count is exact): exact up to
+    ``RAW_EXACT_BYTES``; beyond, the exact count of that much scaled by size."""
+    if data is None:
+        return None, True
+    from agentout.tokens import get_tokenizer
+
+    counter = get_tokenizer(tokenizer)
+    if isinstance(data, Path):
+        try:
+            size = data.stat().st_size
+            with data.open("rb") as handle:
+                head = handle.read(RAW_EXACT_BYTES)
+        except OSError:
+            return None, True
+    else:
+        head = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+        size = len(head)
+        head = head[:RAW_EXACT_BYTES]
+    counted = counter.count(head.decode("utf-8", "replace"))
+    if size <= len(head):
+        return counted, True
+    return round(counted * size / max(len(head), 1)), False
+
+
+# -- counted after the command has answered ------------------------------------------------
+
+
+def record_later(
+    *,
+    tool: str,
+    command: str,
+    delivered: str,
+    raw: str | None = None,
+    raw_path: str | None = None,
+    tokenizer: str | None = None,
+    duration: float | None = None,
+    exit_status: int | None = None,
+    secrets: int = 0,
+) -> None:
+    """Record a delivery whose tokens are not counted yet, without making the caller wait
+    for a tokenizer: a detached ``python -m agentout.ledger`` reads the texts from a pipe
+    (never from disk), counts them and writes the row, after the command has answered.
+    With ``AGENTOUT_LEDGER_SYNC=1``, or once the tokenizer is loaded anyway, it is done
+    here. Never raises."""
+    if not enabled():
+        return
+    payload = {
+        "tool": tool,
+        "command": command,
+        "delivered": delivered,
+        "raw": raw,
+        "raw_path": raw_path,
+        "tokenizer": tokenizer,
+        "duration": duration,
+        "exit_status": exit_status,
+        "secrets": secrets,
+        "project": os.getcwd(),
+    }
+    loaded = "agentout.tokens" in sys.modules
+    if os.environ.get(ENV_SYNC, "").strip() in ("1", "true", "yes") or loaded:
+        _record_payload(payload)
+        return
+    import json
+    import subprocess
+
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "agentout.ledger"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        assert child.stdin is not None
+        child.stdin.write(json.dumps(payload).encode("utf-8", "surrogatepass"))
+        child.stdin.close()
+    except (OSError, ValueError) as exc:
+        print(f"agentout: ledger: {exc}", file=sys.stderr)
+
+
+def _record_payload(payload: dict[str, Any]) -> None:
+    from agentout.tokens import get_tokenizer
+
+    counter = get_tokenizer(payload.get("tokenizer"))
+    delivered = counter.count(payload["delivered"])
+    source: bytes | str | Path | None = payload.get("raw")
+    if payload.get("raw_path"):
+        source = Path(payload["raw_path"])
+    raw_tokens, exact = count_raw(source, counter) if source is not None else (None, True)
+    record(
+        tool=payload["tool"],
+        command=payload["command"],
+        delivered_tokens=delivered,
+        raw_tokens=raw_tokens,
+        raw_exact=exact,
+        duration=payload.get("duration"),
+        exit_status=payload.get("exit_status"),
+        secrets=int(payload.get("secrets") or 0),
+        project=payload.get("project"),
+    )
+
+
+if __name__ == "__main__":  # the detached recorder of ``record_later``
+    import json
+
+    _record_payload(json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogatepass")))

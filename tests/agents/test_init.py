@@ -1,0 +1,139 @@
+"""`agentout init`: writes only its own entries, idempotently, and takes exactly them out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agentout.cli.init import AGENTS
+from agentout.cli.main import cli
+
+
+def _tree(*roots: Path) -> dict[str, bytes | None]:
+    """Every file's bytes, and every directory (None)."""
+    return {
+        str(path): path.read_bytes() if path.is_file() else None
+        for root in roots
+        for path in sorted(root.rglob("*"))
+    }
+
+
+@pytest.fixture
+def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    # Entries of the user's own that init must never touch.
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "permissions": {"allow": ["Bash(git log *)"]},
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "command", "command": "mine"}]}
+                    ]
+                },
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    (home / ".claude.json").write_text(
+        '{"numStartups": 3, "mcpServers": {"other": {"command": "x"}}}\n'
+    )
+    (project / "AGENTS.md").write_text("# Project rules\n\nBe careful.\n")
+    (project / "CLAUDE.md").write_text("Use tabs.\n")
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text('model = "o3"\n')
+    monkeypatch.setenv("HOME", str(home))
+    return home, project
+
+
+def _init(project: Path, *args: str) -> tuple[int, str]:
+    done = CliRunner().invoke(cli, ["init", *args, "--project", str(project)])
+    return done.exit_code, done.output
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("scope", [(), ("--global",)])
+def test_install_is_idempotent_and_uninstall_exact(
+    dirs: tuple[Path, Path], agent: str, scope: tuple[str, ...]
+) -> None:
+    home, project = dirs
+    before = _tree(home, project)
+    status, said = _init(project, agent, *scope)
+    assert status == 0, said
+    assert "added" in said
+    installed = _tree(home, project)
+    assert installed != before
+    status, said = _init(project, agent, *scope)
+    assert status == 0
+    assert set(line.split()[0] for line in said.splitlines()) == {"unchanged"}
+    assert _tree(home, project) == installed
+    for path, data in before.items():  # what was there is still there
+        if data is not None and path in installed and path.endswith(".json"):
+            assert installed[path] is not None
+            old, new = json.loads(data), json.loads(installed[path] or b"")
+            for key, value in old.items():
+                if isinstance(value, dict):
+                    assert value.items() <= new[key].items() or key == "hooks"
+                else:
+                    assert new[key] == value
+    status, said = _init(project, agent, *scope, "--uninstall")
+    assert status == 0, said
+    after = _tree(home, project)
+    assert after.keys() == before.keys()
+    for path, data in before.items():
+        if data is not None and path.endswith(".json"):
+            assert json.loads(after[path] or b"") == json.loads(data)
+        else:
+            assert after[path] == data
+
+
+def test_show_reports_and_runs_the_hook(dirs: tuple[Path, Path]) -> None:
+    _, project = dirs
+    status, said = _init(project, "claude", "--show")
+    assert status == 1
+    assert said.splitlines()[0].startswith("absent")
+    assert _init(project, "claude")[0] == 0
+    status, said = _init(project, "claude", "--show")
+    assert status == 0, said
+    assert said.splitlines()[-1] == "runs      the hook answers"
+
+
+def test_no_ledger_sets_the_agents_environment(dirs: tuple[Path, Path]) -> None:
+    _, project = dirs
+    assert _init(project, "claude", "--no-ledger")[0] == 0
+    settings = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert settings["env"] == {"AGENTOUT_LEDGER": "0"}
+
+
+def test_bad_json_is_refused_untouched(dirs: tuple[Path, Path]) -> None:
+    home, project = dirs
+    broken = home / ".claude" / "settings.json"
+    broken.write_text('{"hooks": {,}}\n')
+    status, said = _init(project, "claude", "--global")
+    assert status == 2
+    assert f"agentout: {broken}:1:12: " in said
+    assert broken.read_text() == '{"hooks": {,}}\n'
+    assert not (home / ".claude" / "settings.json.agentout-backup").exists()
+
+
+def test_backup_keeps_the_original(dirs: tuple[Path, Path]) -> None:
+    home, project = dirs
+    original = (home / ".claude.json").read_bytes()
+    assert _init(project, "claude", "--global")[0] == 0
+    assert (home / ".claude.json.agentout-backup").read_bytes() == original
+
+
+def test_a_broken_second_file_stops_before_any_write(dirs: tuple[Path, Path]) -> None:
+    home, project = dirs
+    (home / ".claude.json").write_text("[1,")
+    before = _tree(home, project)
+    status, said = _init(project, "claude", "--global")
+    assert status == 2
+    assert ".claude.json:1:4: " in said
+    assert _tree(home, project) == before
