@@ -21,8 +21,8 @@ knowing the output lines it stands for. Steps, in order:
 - ``replace = [{pattern = re, with = template}, ...]``: the first rule that matches a
   line rewrites it (``{name}`` is a named group, ``{0}`` the whole match).
 - ``section = {start, label, item?, template?, join?, stop?}``: the lines after a
-  ``start`` line (its named groups fill ``label``) that match ``item`` (default: any non-blank line, as ``{item}``), up
-  to a blank line or a ``stop`` line, become one line: ``label`` then the items (each
+  ``start`` line (its named groups fill ``label``) that match ``item`` (default: any
+  non-blank line, as ``{item}``), up to a blank line or a ``stop`` line, become one line: ``label`` then the items (each
   as ``template``) joined by ``join`` (", ").
 - ``group = {pattern, key, header, item, terse?, join?}``: consecutive lines matching
   ``pattern`` with the same ``key`` group become one block: ``header`` once, then each
