@@ -22,8 +22,8 @@ knowing the output lines it stands for. Steps, in order:
   line rewrites it (``{name}`` is a named group, ``{0}`` the whole match).
 - ``section = {start, label, item?, template?, join?, stop?}``: the lines after a
   ``start`` line (its named groups fill ``label``) that match ``item`` (default: any
-  non-blank line, as ``{item}``), up to a blank line or a ``stop`` line, become one line: ``label`` then the items (each
-  as ``template``) joined by ``join`` (", ").
+  non-blank line, as ``{item}``), up to a blank line or a ``stop`` line, become one
+  line: ``label`` then the items (each as ``template``) joined by ``join`` (", ").
 - ``group = {pattern, key, header, item, terse?, join?}``: consecutive lines matching
   ``pattern`` with the same ``key`` group become one block: ``header`` once, then each
   line as ``item`` (all on the header's line, joined by ``join``, if it is given); under
@@ -222,6 +222,7 @@ class Spec:
 
         def header_text(group: _Block) -> str:
             return headers[id(group)]
+
         out: list[_Block] = []
         current: tuple[str, _Block, list[str]] | None = None
         for block in blocks:
