@@ -415,6 +415,31 @@ def test_broken_lines_get_json_rpc_errors_and_the_server_goes_on(
     assert done.returncode == 0
 
 
+def test_a_line_past_the_limit_is_refused_without_being_held(
+    project: Path, spill_dir: Path
+) -> None:
+    from agentout.mcp.stdio import MAX_LINE
+
+    huge = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "' + b"y" * MAX_LINE
+    sent = [
+        *map(_line, OPENING),
+        huge + b'"}}\n',
+        _line({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    ]
+    done = subprocess.run(
+        [*SERVE, "--root", str(project)],
+        input=b"".join(sent),
+        capture_output=True,
+        env=child_env(spill_dir),
+        timeout=120,
+        check=False,
+    )
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["error"]["code"] for r in replies if "error" in r] == [-32700]
+    assert {"jsonrpc": "2.0", "id": 2, "result": {}} in replies
+    assert not any(r.get("id") == 1 for r in replies)
+
+
 def test_every_request_received_before_stdin_closes_is_answered(
     project: Path, spill_dir: Path
 ) -> None:

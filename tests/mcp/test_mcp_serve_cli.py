@@ -94,6 +94,8 @@ def test_the_probe_would_see_the_sdk() -> None:
         (["--root", "/no/such/dir"], "--root /no/such/dir: not a directory"),
         (["--max-tokens", "10"], "10 is not in the range 200<=x<=200000"),
         (["--tokenizer", "nope"], "unknown tokenizer 'nope'"),
+        (["--host", "0.0.0.0"], "--host and --stateless are for --http"),
+        (["--stateless"], "--host and --stateless are for --http"),
     ],
 )
 def test_bad_startup_options_exit_2_without_a_traceback(args: list[str], message: str) -> None:

@@ -127,6 +127,8 @@ def serve(
     from agentout.spill import SpillStore
     from agentout.tokens import get_tokenizer
 
+    if port is None and (host != HOST or stateless):
+        fail("--host and --stateless are for --http; over stdio there is nothing to bind")
     _quiet_logging()
     token = require_token(host) if port is not None else None
     checked = Roots.of(roots)

@@ -47,6 +47,7 @@ from agentout.mcp.calls import Calls
 __all__ = ["DRAIN_SECONDS", "serve_stdio"]
 
 DRAIN_SECONDS = 30.0  # after stdin ends, how long received requests may take to be answered
+MAX_LINE = 64 << 20  # bytes of one message, as over HTTP; a longer line is refused unread
 _READ_BYTES = 1 << 16
 
 
@@ -127,9 +128,33 @@ class _Transport:
             self.answered.set()
 
     async def _lines(self) -> AsyncIterator[bytes]:
+        """Each line of stdin; one longer than ``MAX_LINE`` is answered and skipped, never
+        held whole."""
+        held = bytearray()
+        skipping = False  # inside a line already refused as too long
+        async for chunk in self._chunks():
+            held += chunk
+            start = 0
+            while (end := held.find(b"\n", start)) >= 0:
+                if skipping or end - start > MAX_LINE:
+                    if not skipping:
+                        await self._too_long()
+                    skipping = False
+                else:
+                    yield bytes(held[start:end])
+                start = end + 1
+            del held[:start]
+            if len(held) > MAX_LINE:
+                if not skipping:
+                    await self._too_long()
+                skipping = True
+                held.clear()
+        if held and not skipping:
+            yield bytes(held)
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
         mode = os.fstat(self.wire_in).st_mode
         waitable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-        held = bytearray()
         while True:
             if waitable:
                 await anyio.wait_readable(self.wire_in)
@@ -137,15 +162,12 @@ class _Transport:
             else:
                 chunk = await anyio.to_thread.run_sync(os.read, self.wire_in, _READ_BYTES)
             if not chunk:
-                break
-            held += chunk
-            end = held.rfind(b"\n")
-            if end >= 0:
-                for line in bytes(held[: end + 1]).splitlines():
-                    yield line
-                del held[: end + 1]
-        if held:
-            yield bytes(held)
+                return
+            yield chunk
+
+    async def _too_long(self) -> None:
+        why = f"Parse error: a message over {MAX_LINE >> 20} MiB"
+        await self._send_error(None, PARSE_ERROR, why)
 
     async def _message(self, line: bytes) -> JSONRPCMessage | None:
         """The message on ``line``; None after answering a line that holds none."""
