@@ -9,15 +9,19 @@ time (`npx -y`). Run it from the repository root:
 It builds a throwaway project (the example knowledge base and notes vault, a JSONL file,
 a two-test suite) and a private spill store, then drives the server through the
 Inspector over stdio (the Inspector starts `agentout serve`) and over streamable HTTP
-(`agentout serve --http 0`, started and stopped here). Every call must succeed except
-the ones meant to fail, which must come back as error results. Each Inspector run is
-bounded by a timeout; the HTTP server is always stopped. Exit status 0 when all pass.
+(`agentout serve --http 0`, started and stopped here), then over HTTP as a replica
+behind a load balancer would serve it (`--host 0.0.0.0 --stateless`, a bearer token in
+``AGENTOUT_SERVE_TOKEN`` sent with ``--header``; a call without it must be refused).
+Every call must succeed except the ones meant to fail, which must come back as error
+results. Each Inspector run is bounded by a timeout; the HTTP servers are always
+stopped. Exit status 0 when all pass.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -130,6 +134,26 @@ def check_session(target: list[str], env: dict[str, str], label: str) -> list[st
     return failures
 
 
+def refused_without_token(url: str, env: dict[str, str]) -> list[str]:
+    """A call without the bearer token must not be answered."""
+    command = ["npx", "-y", INSPECTOR, "--cli", url, "--transport", "http"]
+    done = subprocess.run(
+        [*command, "--method", "tools/list"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env=env,
+        check=False,
+    )
+    said = done.stdout + done.stderr  # the Inspector answers a 401 by asking for OAuth
+    refused = done.returncode != 0 and ("401" in said or '"auth_required"' in said)
+    detail = "refused (401)" if refused else f"exit {done.returncode}: {said[-120:]!r}"
+    print(
+        f"{'token':5} {'ok  ' if refused else 'FAIL'} {'tools/list without the token':<40} {detail}"
+    )
+    return [] if refused else [f"token: a request without the token was not refused ({detail})"]
+
+
 def main() -> int:
     if shutil.which("npx") is None:
         print("mcp_inspector_check: needs Node.js (npx) on PATH", file=sys.stderr)
@@ -149,6 +173,14 @@ def main() -> int:
         failures = check_session(stdio, env, "stdio")
         with serve_http(["--root", str(project), "--allow-commands", "echo"], env, project) as url:
             failures += check_session([url, "--transport", "http"], env, "http")
+        token = secrets.token_hex(16)
+        wide = ["--host", "0.0.0.0", "--stateless", "--root", str(project)]
+        guarded = {**env, "AGENTOUT_SERVE_TOKEN": token}
+        with serve_http([*wide, "--allow-commands", "echo"], guarded, project) as url:
+            local = url.replace("0.0.0.0", "127.0.0.1")
+            failures += refused_without_token(local, env)
+            target = [local, "--transport", "http", "--header", f"Authorization: Bearer {token}"]
+            failures += check_session(target, env, "token")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"{'all checks passed' if not failures else f'{len(failures)} FAILED'}")

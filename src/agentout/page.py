@@ -90,10 +90,7 @@ def page(
     span = lines or LineRange()
     if part < 1:
         raise ValueError(f"--part {part}: parts count from 1")
-    try:
-        pattern = re.compile(grep, re.IGNORECASE if ignore_case else 0) if grep else None
-    except re.error as exc:
-        raise ValueError(f"--grep {grep!r}: {exc}") from None
+    pattern = _compile(grep, ignore_case) if grep else None
     ref = _full_name(store, ref)
     jsonl = ref.endswith(".jsonl")
     if format is None:  # text as printed; a JSONL line's fields as records
@@ -156,6 +153,26 @@ def page(
             return packed
         else:
             shown = limit = included
+
+
+def _compile(grep: str, ignore_case: bool) -> Any:
+    """``grep`` compiled by RE2 (google-re2): matching takes time linear in the line, so
+    no pattern stalls a page (``(a+)+$`` on a long line answers at once). RE2 takes
+    Python's syntax but for backreferences and lookaround, which it refuses."""
+    import re2
+
+    options = re2.Options()
+    options.case_sensitive = not ignore_case
+    options.log_errors = False  # the error is ours to report, once
+    try:
+        return re2.compile(grep, options)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else exc
+        why = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+        raise ValueError(
+            f"--grep {grep!r}: {why} (patterns run on RE2, in linear time: no "
+            "backreferences or lookaround)"
+        ) from None
 
 
 def _after(piece: _Piece) -> tuple[int, int]:

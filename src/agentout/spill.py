@@ -52,6 +52,8 @@ _SUFFIX = re.compile(r"\.[a-z0-9]{1,8}\Z")
 NAME_PATTERN = re.compile(r"\A(?:\d{8}-)?[a-z][a-z0-9_]{0,31}-[0-9a-f]{16}\.[a-z0-9]{1,8}\Z")
 TEMP_PATTERN = re.compile(r"\A\.partial-[0-9a-f]{16}\Z")
 _HEX = re.compile(r"-[0-9a-f]{16}\.")
+NAMESPACE_PATTERN = re.compile(r"\A[a-z0-9][a-z0-9_-]{0,63}\Z")
+_NAMESPACES = "namespaces"
 _BUFFER = 1 << 20
 _READ_BACK = 1 << 30  # pread in pieces: a single call returns at most about 2 GiB
 
@@ -289,6 +291,15 @@ class SpillStore:
 
     def _ensure(self) -> None:
         private_dir(self.root, "the spill store")
+
+    def namespace(self, name: str) -> SpillStore:
+        """The part of this store that belongs to one trust boundary (one MCP server's
+        roots): a private store of its own in ``namespaces/NAME``, with the same
+        guarantees. What is spilled there is not among this store's files (nor cleaned
+        with them), and no reference resolves across: each sees only its own files."""
+        if not NAMESPACE_PATTERN.match(name):
+            raise SpillError(f"namespace {name!r}: use 1-64 of a-z, 0-9, '_' and '-'")
+        return SpillStore(self.root / _NAMESPACES / name)
 
     # -- writing ----------------------------------------------------------------------
 

@@ -71,3 +71,42 @@ def http_server(
 ) -> contextlib.AbstractContextManager[str]:
     """``agentout serve --http 0 ARGS`` as a child process; yields its URL; always ended."""
     return serve_http(args, env, wait=wait)
+
+
+def header(result: CallToolResult) -> dict[str, Any]:
+    """The fields of the result's H line (agentout's records format)."""
+    from agentout.formats.records import parse
+
+    rows = parse(texts(result))
+    assert rows[0][0] == "H"
+    return rows[0][1]
+
+
+def tools(server: MCPServer[Any]) -> dict[str, Any]:
+    """The server's tools as a client lists them, by name."""
+
+    async def go() -> Any:
+        async with Client(server) as client:
+            return (await client.list_tools()).tools
+
+    return {tool.name: tool for tool in run(go)}
+
+
+def served_store(spill_dir: Path, *roots: Path) -> Path:
+    """Where ``agentout serve --root ROOT...`` keeps its files in the store at ``spill_dir``."""
+    from agentout.mcp.config import namespace_for
+
+    return spill_dir / "namespaces" / namespace_for(Roots.of(roots))
+
+
+def agent_tokens(result: CallToolResult) -> int:
+    """What the agent is shown of a result, counted exactly (o200k_base): each text block's
+    text, and every other block (a resource_link) as the JSON the client receives."""
+    shown = 0
+    for block in result.content:
+        if block.type == "text":
+            shown += count(block.text)
+        else:
+            as_sent = block.model_dump(mode="json", by_alias=True, exclude_none=True)
+            shown += count(json.dumps(as_sent, ensure_ascii=False, separators=(",", ":")))
+    return shown

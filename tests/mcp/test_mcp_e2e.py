@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
-from mcp_support import http_server, links, text_tokens, texts
+from mcp_support import http_server, links, served_store, text_tokens, texts
 
 from agentout.mcp.child import SERVE
 from agentout.tokens import count
@@ -49,7 +49,7 @@ async def scenario(client: Client, project: Path, spill_dir: Path) -> None:
     assert text_tokens(queried) <= 250
     (uri,) = links(queried)
     resource = await client.read_resource(uri)
-    spilled = spill_dir / uri.removeprefix("agentout://spill/")
+    spilled = served_store(spill_dir, project) / uri.removeprefix("agentout://spill/")
     assert resource.contents[0].text == spilled.read_text()
     assert uri in [str(r.uri) for r in (await client.list_resources()).resources]
 
@@ -66,7 +66,7 @@ async def scenario(client: Client, project: Path, spill_dir: Path) -> None:
     assert "status=FAIL" in texts(tests)
 
     echoed = await client.call_tool("run_command", {"command": ["echo", "a b; c"]})
-    assert 'text="a b; c"' in texts(echoed)
+    assert texts(echoed) == "a b; c\n"
 
     dry = await client.call_tool("cleanup_temp_files", {"dry_run": True})
     assert dry.structured_content["dry_run"] is True

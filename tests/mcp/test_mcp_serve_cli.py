@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -93,6 +94,8 @@ def test_the_probe_would_see_the_sdk() -> None:
         (["--root", "/no/such/dir"], "--root /no/such/dir: not a directory"),
         (["--max-tokens", "10"], "10 is not in the range 200<=x<=200000"),
         (["--tokenizer", "nope"], "unknown tokenizer 'nope'"),
+        (["--host", "0.0.0.0"], "--host and --stateless are for --http"),
+        (["--stateless"], "--host and --stateless are for --http"),
     ],
 )
 def test_bad_startup_options_exit_2_without_a_traceback(args: list[str], message: str) -> None:
@@ -156,3 +159,61 @@ def test_connections_to_the_listener_send_without_delay() -> None:
         return seen[0]
 
     assert asyncio.run(accepted_nodelay()) != 0
+
+
+def test_a_bad_namespace_is_refused_before_anything_is_served() -> None:
+    result = CliRunner().invoke(cli, ["serve", "--namespace", "../up"], prog_name="agentout")
+    assert result.exit_code == 2
+    assert "Invalid value for '--namespace'" in result.output
+
+
+def test_the_namespace_option_names_the_servers_part_of_the_store(
+    tmp_path: Path, spill_dir: Path
+) -> None:
+    rows = "".join(f'{{"n": {i}, "pad": "{"x" * 20}"}}\n' for i in range(2000))
+    (tmp_path / "rows.jsonl").write_text(rows)  # over the inline threshold: kept
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "query_records", "arguments": {"paths": ["rows.jsonl"]}},
+    }
+    opening = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env["AGENTOUT_SPILL_DIR"] = str(spill_dir)
+    done = subprocess.run(
+        [*SERVE, "--root", str(tmp_path), "--namespace", "team-a"],
+        input="".join(json.dumps(m) + "\n" for m in (opening, call)),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    kept = sorted(p.name for p in (spill_dir / "namespaces" / "team-a").iterdir())
+    assert len(kept) == 1
+    assert kept[0].startswith("records-")
+    assert kept[0] in done.stdout
+
+
+def test_healthz_answers_on_loopback_without_a_token(tmp_path: Path, spill_dir: Path) -> None:
+    import urllib.request
+
+    from agentout.mcp.child import serve_http
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env["AGENTOUT_SPILL_DIR"] = str(spill_dir)
+    with serve_http(["--root", str(tmp_path)], env) as url:
+        health = url.removesuffix("/mcp") + "/healthz"
+        with urllib.request.urlopen(health, timeout=30) as response:
+            assert (response.status, response.read()) == (200, b'{"status":"ok"}')

@@ -95,6 +95,51 @@ def test_a_heading_of_the_same_note_and_unclosed_brackets_are_not_links() -> Non
     assert note("[[#Heading]] and [[unclosed and [[]] and [[a\nb]]\n").links == ()
 
 
+@pytest.mark.parametrize(
+    ("text", "targets"),
+    [
+        ("[[" * 5000, []),
+        ("[[" * 5000 + "]]", []),
+        ("[[a]] " + "[[" * 5000 + " [[b]]", ["a", "b"]),
+        ("[[a]b]] [[c]]", ["a]b", "c"]),
+        ("[[" * 3 + "x]]", ["x"]),
+        ("[x](y.md) [[" * 2000, ["dir/y.md"] * 2000),
+        ("[" * 5000 + "[[z]]", ["z"]),
+    ],
+    ids=["open-only", "one-close-at-end", "around", "inner-bracket", "nested", "many", "after"],
+)
+def test_runs_of_brackets_are_text_and_links_around_them_are_found(
+    text: str, targets: list[str]
+) -> None:
+    """A run of "[" with no "]" after it is text: said at once, never searched from each
+    "[" (the search for "]]" from every "[[" made "[[" x 64,000 take 16 s)."""
+    assert [link.target for link in note(text).links] == targets
+
+
+def test_the_search_for_a_wiki_link_end_reads_a_paragraph_about_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Linear, counted rather than timed: the characters the wiki-link rule's searches
+    pass over, for a paragraph of 4,000 "[[a " and a closing "]]", stay a small multiple of
+    the paragraph's length (they were quadratic: half the length squared)."""
+    from agentout.sources.notes import parse
+
+    scanned = 0
+    real = parse._WIKI_END
+
+    class Counting:
+        def search(self, text: str, pos: int) -> object:
+            nonlocal scanned
+            found = real.search(text, pos)
+            scanned += (found.end() if found else len(text)) - pos
+            return found
+
+    monkeypatch.setattr(parse, "_WIKI_END", Counting())
+    text = "x " + "[[a " * 4000 + "]]"
+    assert [link.target for link in note(text).links] == ["a"], "only the last is closed"
+    assert 0 < scanned <= 4 * len(text)
+
+
 def test_markdown_links_to_notes_resolve_against_the_note_folder() -> None:
     parsed = note(
         "[a](other.md) [b](../up.md#sec) [c](<sp ace.md>) [d](sub/no-suffix) [e](/root.md)\n"

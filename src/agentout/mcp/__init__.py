@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 from agentout._lazy import attach
 
 if TYPE_CHECKING:
+    from agentout.mcp.config import ServerConfig
     from agentout.mcp.middleware import BudgetMiddleware, budget_server, budgeted
-    from agentout.mcp.server import ServerConfig, create_server
+    from agentout.mcp.server import create_server
 
 __all__ = ["BudgetMiddleware", "ServerConfig", "budget_server", "budgeted", "create_server"]
 
@@ -27,7 +28,7 @@ _WHERE = {
     "BudgetMiddleware": "agentout.mcp.middleware",
     "budget_server": "agentout.mcp.middleware",
     "budgeted": "agentout.mcp.middleware",
-    "ServerConfig": "agentout.mcp.server",
+    "ServerConfig": "agentout.mcp.config",
     "create_server": "agentout.mcp.server",
 }
 

@@ -1,6 +1,7 @@
 """``agentout serve --http 0`` as a child process, for tests, benchmarks and scripts.
 
-The server picks a free port on 127.0.0.1 and prints its URL on stderr first thing;
+The server picks a free port (on 127.0.0.1 unless ``--host`` says otherwise) and prints
+its URL on stderr first thing;
 this starts it, waits a bounded time for that line, yields the URL, and always ends
 the child (SIGTERM, then SIGKILL).
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 __all__ = ["SERVE", "serve_http"]
 
 SERVE = [sys.executable, "-c", "from agentout.cli import main; main()", "serve"]
-_URL = re.compile(r"http://127\.0\.0\.1:\d+/mcp")
+_URL = re.compile(r"http://\S+:\d+/mcp")
 
 
 @contextlib.contextmanager

@@ -20,18 +20,29 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp.types import CallToolResult, ContentBlock, ResourceLink, TextContent
 
-from agentout.mcp.fit import Cut, Limits, compact_json, fit_text, fit_value, spill_uri
+from agentout.mcp.fit import Cut, Fitted, Limits, compact_json, fit_text, fit_value, spill_uri
 from agentout.spill import SpillRef
-from agentout.tokens import count_until
+from agentout.tokens import Tokenizer, count_until
 
 if TYPE_CHECKING:
     from agentout.deliver import Delivery
 
-__all__ = ["NOTE_KEY", "Reply", "fit_call_result", "mime_type", "resource_link", "to_result"]
+__all__ = [
+    "NOTE_KEY",
+    "Reply",
+    "agent_tokens",
+    "fit_call_result",
+    "link_tokens",
+    "mime_type",
+    "reserve",
+    "resource_link",
+    "to_result",
+]
 
 NOTE_KEY = "_agentout"
 META_KEY = "agentout"
@@ -49,7 +60,8 @@ def resource_link(ref: SpillRef) -> ResourceLink:
         name=ref.ref,
         mime_type=mime_type(ref.ref),
         size=ref.size,
-        description=f"complete result, {ref.lines} lines: page it with read_output ref={ref.ref}",
+        # the name once more would cost ~20 tokens of every result's budget: say where it is
+        description=f"complete result, {ref.lines} lines: page it with read_output ref=<name>",
     )
 
 
@@ -79,9 +91,17 @@ class Reply:
 
 
 def to_result(reply: Reply, limits: Limits) -> CallToolResult:
-    """The reply within ``limits.max_tokens`` (its text was packed; this guards the count)."""
-    fitted = fit_text(reply.text, limits, hybrid=False)
-    refs = [*reply.refs, *([fitted.ref] if fitted.ref is not None else [])]
+    """The reply as the client receives it, within ``limits.max_tokens``.
+
+    What an agent is shown of a result counts: the text blocks as their text, and each
+    ``resource_link`` block as its JSON (name, URI, description, type, size), together
+    within the budget; the structured content, as compact JSON, within it on its own.
+    The text was packed by a library call that left room for the links (``reserve``);
+    this guards the count. When text and links do not fit together but the text names
+    every file, the links are left out (``_meta`` still lists the files); else the text
+    is cut by lines, as a last resort.
+    """
+    refs = list(reply.refs)
     meta: dict[str, Any] = dict(reply.meta)
     structured = reply.structured
     if structured is not None and not limits.fits(compact_json(structured)):
@@ -92,13 +112,25 @@ def to_result(reply: Reply, limits: Limits) -> CallToolResult:
         if outcome.ref is not None:
             refs.append(outcome.ref)
         meta["cut"] = [cut.describe() for cut in outcome.cuts]
-    if fitted.warning:
-        meta["warning"] = fitted.warning
     refs = list(dict.fromkeys(refs))
+    named = reply.text + (compact_json(structured) if structured is not None else "")
+    shown = _shown(reply.text, refs, limits, named)
+    if shown is None:
+        return _error(
+            f"the result does not fit max_tokens={limits.max_tokens} beside the links to "
+            "its files; give a larger budget",
+            refs[0] if refs else None,
+        )
+    text, linked, cut = shown
+    warning = cut.warning if cut is not None else None
+    if cut is not None and cut.ref is not None:
+        refs = list(dict.fromkeys([*refs, cut.ref]))
+    if warning:
+        meta["warning"] = warning
     if refs:
         meta["spilled"] = [_spilled(ref) for ref in refs]
-    content: list[ContentBlock] = [TextContent(text=fitted.text), *map(resource_link, refs)]
-    _record(fitted.text, limits)
+    content: list[ContentBlock] = [TextContent(text=text), *map(resource_link, linked)]
+    _record(content, limits)
     return CallToolResult(
         content=content,
         structured_content=structured,
@@ -107,12 +139,92 @@ def to_result(reply: Reply, limits: Limits) -> CallToolResult:
     )
 
 
-def _record(text: str, limits: Limits) -> None:
-    """The savings ledger's row for this tool result (``agentout.ledger``; never fails)."""
+def _shown(
+    text: str, refs: list[SpillRef], limits: Limits, named: str
+) -> tuple[str, list[SpillRef], Fitted | None] | None:
+    """What the agent is shown: (text, files linked, the cut if the text was cut), the
+    first of these that fits: the text and every link; the text alone, if it (or the
+    structured content: ``named`` holds both) names every file; the text cut by lines
+    beside every link and the link to the whole text; the cut text alone, naming the
+    whole text (which names the rest). None if nothing fits."""
+    tokenizer = limits.tokenizer
+
+    def fits(shown: str, linked: Sequence[SpillRef]) -> bool:
+        room = limits.max_tokens - sum(link_tokens(ref, tokenizer) for ref in linked)
+        return room >= 0 and count_until(shown, room, tokenizer) is not None
+
+    def names_all(shown: str, linked: Sequence[SpillRef]) -> bool:
+        # by its name, or by the 16 hex digits that name it too (agentout show ID)
+        return all(ref.ref in shown or _hex(ref) in shown for ref in linked)
+
+    if fits(text, refs):
+        return text, refs, None
+    if names_all(named, refs) and fits(text, []):
+        return text, [], None
+    links = sum(link_tokens(ref, tokenizer) for ref in refs)
+    for room in (
+        limits.max_tokens - links - reserve(tokenizer, ("mcp", ".txt")),
+        limits.max_tokens,
+    ):
+        if room < 1:
+            continue
+        try:
+            cut = fit_text(text, replace(limits, max_tokens=room), hybrid=False)
+        except ValueError:
+            continue
+        every = [*refs, *([cut.ref] if cut.ref is not None else [])]
+        if fits(cut.text, every):
+            return cut.text, every, cut
+        # the cut text names the whole text, which names the other files
+        if cut.ref is not None and names_all(cut.text, [cut.ref]) and fits(cut.text, []):
+            return cut.text, [], cut
+    return None
+
+
+def _hex(ref: SpillRef) -> str:
+    return ref.ref.rsplit(".", 1)[0].rsplit("-", 1)[-1]
+
+
+def block_json(block: ContentBlock) -> str:
+    """A content block as the client receives it: compact JSON."""
+    return compact_json(block.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+def agent_tokens(blocks: Sequence[ContentBlock], tokenizer: Tokenizer) -> int:
+    """What the agent is shown of ``blocks``: each text block's text, each other block's
+    JSON, counted exactly."""
+    return sum(
+        tokenizer.count(block.text if isinstance(block, TextContent) else block_json(block))
+        for block in blocks
+    )
+
+
+def link_tokens(ref: SpillRef, tokenizer: Tokenizer) -> int:
+    """The tokens of the ``resource_link`` block naming ``ref``."""
+    return tokenizer.count(block_json(resource_link(ref)))
+
+
+# 16 hex digits that cost the most: digits and letters alternate, so no two merge
+_WORST_HEX = "1a2b3c4d5e6f7a8b"
+
+
+def reserve(tokenizer: Tokenizer, *names: tuple[str, str]) -> int:
+    """Room to leave for links to files still to be spilled, one per (kind, suffix): each
+    costed with the longest size and line count a file can have."""
+    return sum(
+        link_tokens(SpillRef(Path(), f"{kind}-{_WORST_HEX}{suffix}", 10**15, 10**12), tokenizer)
+        for kind, suffix in names
+    )
+
+
+def _record(content: Sequence[ContentBlock], limits: Limits) -> None:
+    """The savings ledger's row for this tool result (``agentout.ledger``; never fails):
+    what the agent is shown, the links counted."""
     from agentout import ledger
 
     if ledger.enabled():
-        ledger.record(tool="mcp", command="", delivered_tokens=limits.tokenizer.count(text))
+        shown = agent_tokens(content, limits.tokenizer)
+        ledger.record(tool="mcp", command="", delivered_tokens=shown)
 
 
 def _error(message: str, ref: SpillRef | None = None) -> CallToolResult:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shlex
 import signal
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -93,6 +94,9 @@ def run(
     on_tick: Callable[[float, int], None] | None = None,
     redact: bool | None = None,
     keep_secrets: bool = False,
+    cwd: str | os.PathLike[str] | None = None,
+    stdin: int | None = None,
+    cancel: threading.Event | None = None,
 ) -> CommandRun:
     """Run ``argv`` (or, with ``shell``, the one string in it through the user's shell):
     its output is captured whole (stored when large), then delivered as
@@ -100,7 +104,9 @@ def run(
 
     Secrets are hidden as the output arrives (``agentout.redact``; ``redact`` None:
     unless ``AGENTOUT_REDACT=0``), so neither the agent nor the store sees them;
-    ``keep_secrets`` keeps them in the store (the agent still gets them hidden)."""
+    ``keep_secrets`` keeps them in the store (the agent still gets them hidden).
+    ``cwd``, ``stdin`` and ``cancel`` go to ``agentout.process.run`` (the MCP server runs
+    commands in its root, never on its own stdin, and stops them when a call is cancelled)."""
     from agentout import process
     from agentout.reducers import find
 
@@ -126,7 +132,9 @@ def run(
     if mode == "file":
         capture.spill()
     tick = None if on_tick is None else (lambda seconds: on_tick(seconds, capture.newlines))
-    outcome = process.run(argv, capture.feed, timeout=timeout, on_tick=tick)
+    outcome = process.run(
+        argv, capture.feed, cwd=cwd, stdin=stdin, timeout=timeout, cancel=cancel, on_tick=tick
+    )
     capture.close()
     header: dict[str, Any] = {"cmd": _clipped(shlex.join(outcome.argv))}
     header["exit"] = outcome.exit_status

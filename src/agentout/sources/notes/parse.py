@@ -52,6 +52,7 @@ RELATED = "related"
 _FENCE = re.compile(r"---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 _TYPE_NAME = re.compile(r"[A-Za-z0-9_.:/-]+\Z")
+_WIKI_END = re.compile(r"\]\]|[\[\n]")
 # What a text field may hold as YAML reads it: ``id: 20240105`` is an int, ``id:
 # 2024-01-05`` a date; each is used as its text.
 _SCALARS = (str, int, float, datetime.date)
@@ -302,9 +303,16 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
     start = state.pos
     if not state.src.startswith("[[", start):
         return False
-    end = state.src.find("]]", start + 2)
-    inner = state.src[start + 2 : end] if end >= 0 else ""
-    if not inner.strip() or "\n" in inner or "[" in inner:
+    # The first "]]", "[" or newline ends the search: a link holds neither "[" nor a
+    # newline, and each search stops at the next "[", so the searches of a paragraph
+    # never overlap and together read it once (a search for "]]" alone read the rest
+    # of the paragraph from every "[[": quadratic in "[[" x 64,000).
+    found = _WIKI_END.search(state.src, start + 2)
+    if found is None or found.group() != "]]":
+        return False
+    end = found.start()
+    inner = state.src[start + 2 : end]
+    if not inner.strip():
         return False
     if not silent:
         target, _, alias = inner.partition("|")
@@ -316,10 +324,39 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _unclosed(state: StateInline, silent: bool) -> bool:
+    """A run of ``[`` with no ``]`` after it in the paragraph is text: no link, image or
+    wiki link can start there. Said at once, so markdown-it never looks for the label's
+    end from each of them (``[[`` x 64,000 spent most of its time there)."""
+    src, start = state.src, state.pos
+    if src[start] != "[" or start < _last_close(state):
+        return False
+    end = start + 1
+    while end < state.posMax and src[end] == "[":
+        end += 1
+    if not silent:
+        state.pending += src[start:end]
+    state.pos = end
+    return True
+
+
+def _last_close(state: StateInline) -> int:
+    """Where the paragraph's last ``]`` is (-1: none), found once per paragraph."""
+    known = state.env.get(_CLOSE_KEY)
+    if known is None or known[0] is not state.src:
+        known = (state.src, state.src.rfind("]"))
+        state.env[_CLOSE_KEY] = known
+    return int(known[1])
+
+
+_CLOSE_KEY = "agentout.last_close"
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt  # deferred: only reading notes pays for it
 
     md = MarkdownIt("commonmark")
+    md.inline.ruler.before("link", "unclosed", _unclosed)
     md.inline.ruler.before("link", "wikilink", _wikilink)
     return md
