@@ -1,4 +1,4 @@
-"""A token budget, as in Tryouts' agent mode (TOPA): a limit, a safety buffer, sections, consume / force_consume.
+"""A token budget, as in TOPA's agent mode: a limit, a safety buffer, sections, consume.
 
 ``consume`` refuses anything that would pass the usable limit (limit minus buffer);
 ``force_consume`` always succeeds (status and summary lines must appear) and records

@@ -1,4 +1,4 @@
-"""Truncation by tokens, as in Tryouts' agent mode (TOPA): strings, lists and mappings, marked "...N more".
+"""Truncation by tokens, as in TOPA's agent mode: strings, lists and mappings, marked "...N more".
 
 Each helper returns a text whose token count, by the chosen tokenizer (o200k_base unless
 told), is at most ``max_tokens``. The one exception: a budget too small for even the bare

@@ -28,6 +28,7 @@ from agentout.sources.data import (
 )
 from agentout.tokens import Chars4
 from agentout.truncate import truncate_string
+from agentout.values import Cut
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "data"
 
@@ -174,8 +175,8 @@ def test_an_object_has_views_from_an_index_line_to_everything() -> None:
     (record,) = read(json.dumps([obj])).records
     index, terse, middle, full = (dict(view) for view in record.views)
     # cut to 60 (index) or 80 characters with "...", then the rest counted
-    cut60 = "word " * 11 + "wo... (143 more chars)"
-    cut80 = "word " * 15 + "wo... (123 more chars)"
+    cut60 = Cut("word " * 11 + "wo", 143)
+    cut80 = Cut("word " * 15 + "wo", 123)
     assert index == {"id": 7, "title": "Disk full", "note": cut60}  # the first 3 scalars
     assert terse == {"id": 7, "title": "Disk full", "note": cut80, "owner": "ops"}
     assert middle == {**terse, "tags": ["a"]}  # small nested values, in their place
@@ -185,7 +186,7 @@ def test_an_object_has_views_from_an_index_line_to_everything() -> None:
 def test_a_string_is_cut_only_when_the_cut_saves_more_than_its_marker() -> None:
     (record,) = read(json.dumps([{"s": "x" * 100}])).records
     assert [dict(view) for view in record.views] == [
-        {"s": "x" * 57 + "... (43 more chars)"},
+        {"s": Cut("x" * 57, 43)},
         {"s": "x" * 100},  # 100 characters: within 20 of the 80 allowed, kept whole
     ]
 
@@ -193,7 +194,7 @@ def test_a_string_is_cut_only_when_the_cut_saves_more_than_its_marker() -> None:
 def test_a_long_string_element_has_a_cut_view_and_the_whole_string() -> None:
     (record,) = read(json.dumps(["s" * 200, "short"])).records[:1]
     assert [dict(view) for view in record.views] == [
-        {"value": "s" * 77 + "... (123 more chars)"},
+        {"value": Cut("s" * 77, 123)},
         {"value": "s" * 200},
     ]
 
@@ -225,8 +226,10 @@ def test_a_cut_keeps_whole_characters_and_counts_the_rest(text: str, limit: int)
     if len(text) <= limit + 20:
         assert shown == text
         return
-    kept, _, more = shown.rpartition("... (")
-    assert more == f"{len(text) - len(kept)} more chars)"
+    assert isinstance(shown, Cut)
+    kept = shown.kept
+    assert shown == kept + "…"
+    assert shown.more == len(text) - len(kept)
     # what truncate_string keeps within limit characters, "..." included
     assert kept + "..." == truncate_string(text, limit // 4, Chars4(), suffix="...")
     assert text.startswith(kept)

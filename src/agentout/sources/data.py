@@ -40,6 +40,7 @@ from agentout.records import Record, Result, View
 from agentout.sources._stream import MAX_DEPTH, JsonParser, Reader, Top
 from agentout.sources._text import Source, display_name, read_text
 from agentout.truncate import _boundary
+from agentout.values import Cut
 
 __all__ = [
     "DEFAULT_MAX_RECORD_MIB",
@@ -200,8 +201,8 @@ def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
 
 
 def _cut(text: str, limit: int) -> str:
-    """``text`` cut so that what is kept and "..." make ``limit`` characters, saying how
-    many more there are, if that helps.
+    """``text`` cut to about ``limit`` characters, as a ``Cut`` (which formats mark with
+    the number of characters left out), if that helps.
 
     The cut never splits a character, a combining mark or an emoji sequence, and drops
     the whitespace before it ("fox..." reads better than "fox ..."). Views count
@@ -212,7 +213,7 @@ def _cut(text: str, limit: int) -> str:
     cut = _boundary(text, limit - 3)
     tidy = _boundary(text, len(text[:cut].rstrip()))
     kept = text[: tidy if tidy > 0 else cut]
-    return f"{kept}... ({len(text) - len(kept)} more chars)"
+    return Cut(kept, len(text) - len(kept))
 
 
 def _is_scalar(value: Any) -> bool:
