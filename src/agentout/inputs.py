@@ -88,7 +88,8 @@ def unwrap(value: Any) -> str | None:
     arrays = [key for key, item in value.items() if item and _records_array(item)]
     others = (item for key, item in value.items() if key not in arrays)
     if arrays and all(_is_scalar(item) for item in others):
-        return max(arrays, key=lambda key: len(value[key]))  # the first of the longest
+        longest: str = max(arrays, key=lambda key: len(value[key]))  # the first of the longest
+        return longest
     return None
 
 

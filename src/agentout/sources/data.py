@@ -53,6 +53,7 @@ __all__ = [
     "MAX_DEPTH",
     "TERSE_CHARS",
     "data_records",
+    "object_record",
     "read_data",
 ]
 
@@ -260,6 +261,11 @@ def _repr_length(value: Any, limit: int) -> int:
             size += 2 + _repr_length(key, limit - size)
         size += _repr_length(item, limit - size)
     return size
+
+
+def object_record(value: Any) -> Record:
+    """The record ``fit`` makes of a JSON value, views from an index line to all of it."""
+    return _object_record(value)
 
 
 def _object_record(value: Any) -> Record:
