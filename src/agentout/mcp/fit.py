@@ -16,7 +16,8 @@ cut to fit, never in the middle of a line or an item:
 - **lists of records** (``fit_records``, the text an agent reads): each list of objects
   packed as ``agentout fit`` packs a file (records at the richest view that fits, terser
   views and cut strings before any record is left out, in the records format: a line
-  a record, values as compact JSON, no indentation), the lists sharing the budget fairly, each saying how many of its items it shows.
+  a record, values as compact JSON, no indentation), the lists sharing the budget
+  fairly, each saying how many of its items it shows.
 
 Nothing here knows MCP: ``Limits`` is a call's budget, the functions fit.
 """
