@@ -424,11 +424,10 @@ def fit_records(value: Any, limits: Limits, note: str) -> str | None:
     count = limits.tokenizer.count
     room = limits.max_tokens - count(note) - count(head)
     shares = [room // len(lists)] * len(lists)
-    texts = [_packed(items, key, limits, share) for (key, items), share in zip(lists, shares)]
-    spare = sum(share - count(text) for share, text in zip(shares, texts))
-    cut = [
-        i for i, text in enumerate(texts) if "truncated=true" in text or '"truncated":true' in text
-    ]
+    texts = [_packed(items, key, limits, share) for (key, items), share in zip(lists, shares, strict=True)]
+    spare = sum(share - count(text) for share, text in zip(shares, texts, strict=True))
+    cut = [i for i, text in enumerate(texts) if " truncated=true " in text.partition("
+")[0]]
     if spare > 0 and cut:
         for i in cut:
             shares[i] += spare // len(cut)
