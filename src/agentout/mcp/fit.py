@@ -424,10 +424,10 @@ def fit_records(value: Any, limits: Limits, note: str) -> str | None:
     count = limits.tokenizer.count
     room = limits.max_tokens - count(note) - count(head)
     shares = [room // len(lists)] * len(lists)
-    texts = [_packed(items, key, limits, share) for (key, items), share in zip(lists, shares, strict=True)]
+    pairs = zip(lists, shares, strict=True)
+    texts = [_packed(items, key, limits, share) for (key, items), share in pairs]
     spare = sum(share - count(text) for share, text in zip(shares, texts, strict=True))
-    cut = [i for i, text in enumerate(texts) if " truncated=true " in text.partition("
-")[0]]
+    cut = [i for i, text in enumerate(texts) if " truncated=true " in _first_line(text)]
     if spare > 0 and cut:
         for i in cut:
             shares[i] += spare // len(cut)
@@ -441,3 +441,7 @@ def fit_records(value: Any, limits: Limits, note: str) -> str | None:
         shares[i] = count(texts[i]) - over - 1
         texts[i] = _packed(lists[i][1], lists[i][0], limits, shares[i])
     return None
+
+
+def _first_line(text: str) -> str:
+    return text.partition("\n")[0]
