@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from agentout import Record, Result, count, pack
 from agentout.formats import get_format
+from agentout.formats._json import dumps
 from agentout.formats.records import parse
 from agentout.pack import _Packer
 from agentout.tokens import get_tokenizer
@@ -54,7 +55,7 @@ def _record_lines(packed_text: str, fmt: str) -> list[str]:
     if fmt == "records":
         return [line for line in packed_text.splitlines()[1:] if line]
     body = json.loads(packed_text)
-    return [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in body["records"]]
+    return [dumps(r) for r in body["records"]]
 
 
 def _view_index(record: Record, view: Any) -> int:

@@ -3,4 +3,5 @@ when agentout was not started as its own script)."""
 
 from agentout.cli import main
 
-main()
+if __name__ == "__main__":
+    main()

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Document", "Lines", "Record", "Result", "Stats", "View", "is_empty"]
+__all__ = ["Document", "Lines", "Record", "Result", "Stats", "View", "is_empty", "present"]
 
 View = Mapping[str, Any]
 """The fields of one rendering of a record, JSON-compatible, in display order."""
@@ -117,8 +117,14 @@ class Result:
 
 
 def is_empty(value: Any) -> bool:
-    """Empty fields are omitted by every format: None, "", [], {}."""
+    """None, "", [], {}: a header or summary field that formats leave out. A record keeps
+    its empty fields (a source that means "no such field" leaves it out: ``present``)."""
     return value is None or (isinstance(value, (str, list, tuple, dict)) and len(value) == 0)
+
+
+def present(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """``fields`` without the empty ones (see ``is_empty``), in their order."""
+    return {key: value for key, value in fields.items() if not is_empty(value)}
 
 
 @dataclass(frozen=True)

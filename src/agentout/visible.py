@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MARKS", "UNSHOWN", "own_line", "terminal_text", "visible"]
+__all__ = ["INVISIBLE", "MARKS", "UNSHOWN", "own_line", "terminal_text", "visible"]
 
 # How agentout's own lines in text output begin (gap markers, the closing line).
 MARKS = ("[agentout", "[… ", "[exit ")
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+# What no reader sees as text beyond C0 controls (a character class body, for every
+# format): DEL and C1 controls, bidi marks, embeddings, overrides and isolates, and
+# Unicode's line and paragraph separators.
+INVISIBLE = "\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+UNSHOWN = re.compile(f"[\x00-\x08\x0b-\x1f{INVISIBLE}]")
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -147,8 +147,8 @@ def test_presets_cap_records_and_tokens() -> None:
     verbose = json.loads(run(str(INCIDENTS), "--preset", "verbose", "--format", "json").stdout)
     assert verbose["included"] == 10
     originals = json.loads(INCIDENTS.read_text())[:10]
-    # every field whole; the json format leaves out empty fields (here a null resolved_at)
-    assert verbose["records"] == [{k: v for k, v in o.items() if v is not None} for o in originals]
+    # every field whole, a null resolved_at included
+    assert verbose["records"] == originals
 
 
 def test_stdin_is_read_when_no_file_is_given() -> None:
@@ -375,3 +375,71 @@ def test_the_installed_script_fits_and_refuses(tmp_path: Path, tiktoken_count: C
     )
     assert (failed.returncode, failed.stdout) == (2, "")
     assert failed.stderr == f"agentout: {bad}:2:7: expecting value (JSON)\n"
+
+
+def test_python_m_agentout_is_the_command() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "agentout", "--version"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0
+    assert done.stdout.startswith("agentout, version ")
+
+
+def test_bash_completion_lists_the_commands() -> None:
+    import os
+    import subprocess
+
+    env = {**os.environ, "_AGENTOUT_COMPLETE": "bash_complete", "COMP_WORDS": "agentout fi",
+           "COMP_CWORD": "1"}  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "agentout"], env=env, capture_output=True, text=True, check=False
+    )
+    assert "plain,fit" in done.stdout.splitlines()
+    source = subprocess.run(
+        [sys.executable, "-m", "agentout"], env={**os.environ, "_AGENTOUT_COMPLETE": "bash_source"},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert "complete -o nosort -F _agentout_completion agentout" in source.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "where"),
+    [
+        ("bad.csv", "a,b\n1,2,3\n", "bad.csv:2: a row of 3 cells"),
+        ("bad.toml", "a = 1\nb = [\n", "bad.toml:3"),
+        ("bad.yaml", "a: [1,\n", "bad.yaml:2:"),
+        ("dir", None, "dir: is a directory"),
+        ("nosuch.json", None, "nosuch.json: no such file"),
+    ],
+)
+def test_bad_input_is_one_line_naming_file_and_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str | None, where: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    if content is not None:
+        (tmp_path / name).write_text(content)
+    elif name == "dir":
+        (tmp_path / name).mkdir()
+    result = run(name, "--max-tokens", "100")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"agentout: {where}")
+
+
+def test_a_workflow_keeps_its_on_key_and_toml_csv_read_as_records(tmp_path: Path) -> None:
+    wf = tmp_path / "wf.yml"
+    wf.write_text("on:\n  push: {}\nname: ci\n")
+    out = json.loads(run(str(wf), "--max-tokens", "200", "--format", "json").stdout)
+    assert out["records"] == [{"on": {"push": {}}, "name": "ci"}]
+    cargo = tmp_path / "Cargo.toml"
+    cargo.write_text('[package]\nname = "x"\n')
+    out = json.loads(run(str(cargo), "--max-tokens", "200", "--format", "json").stdout)
+    assert out["records"] == [{"name": "x"}]  # a single key holding a table: unwrapped
+    table = tmp_path / "t.csv"
+    table.write_text("a,b\n1,true\n")
+    out = json.loads(run(str(table), "--max-tokens", "200", "--format", "json").stdout)
+    assert out["records"] == [{"a": "1", "b": "true"}]

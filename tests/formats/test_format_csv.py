@@ -9,20 +9,21 @@ import pytest
 
 from agentout import Record, Result, pack
 from agentout.formats import get_format
-from agentout.formats.csv import is_flat_uniform
+from agentout.formats.csv import is_flat_uniform, read, read_cell
 from agentout.formats.records import parse
 
 
 @pytest.mark.parametrize(
     ("records", "flat"),
     [
-        ([{"a": 1, "b": "x"}, {"b": "y", "a": 2}], True),  # key order may differ
+        ([{"a": 1, "b": "x"}, {"a": 2, "b": "y"}], True),
+        ([{"a": 1, "b": "x"}, {"b": "y", "a": 2}], False),  # columns in another order
         ([{"a": 1.5, "b": True}], True),
         ([{"a": 1}, {"a": 1, "b": 2}], False),  # a key more
         ([{"a": 1}, {"b": 1}], False),
         ([{"a": [1]}], False),  # a list is not a scalar
         ([{"a": {"b": 1}}], False),
-        ([{"a": None}], False),  # null has no CSV cell of its own
+        ([{"a": None}], True),  # null is the cell null
         ([], False),  # nothing to tabulate
         ([{}], False),
     ],
@@ -77,14 +78,20 @@ def test_non_flat_records_keep_everything_as_json_cells() -> None:
     packed = pack(Result.of(records), format="csv")
     _, table = _rows(packed.text)
     header, *body = table
-    assert header == ["id", "tags", "meta", "extra", "_kind", "status"]
+    assert header == ["id", "tags", "meta", "extra", "empty", "_kind", "status"]
     cells = [dict(zip(header, row, strict=True)) for row in body]
     assert json.loads(cells[0]["tags"]) == ["a", "b"]
     assert json.loads(cells[0]["meta"]) == {"k": [1, None]}
     assert cells[1]["extra"] == "only here"
+    assert cells[1]["empty"] == '""'  # the empty string, not a missing field
+    assert cells[1]["tags"] == ""  # a field the record does not have
     assert cells[2]["_kind"] == "S"
     assert cells[2]["status"] == "done"
-    assert len(body) == len(packed.document.records)
+    assert read(packed.text) == [
+        {"id": 1, "tags": ["a", "b"], "meta": {"k": [1, None]}},
+        {"id": 2, "extra": "only here", "empty": ""},
+        {"_kind": "S", "status": "done"},
+    ]
 
 
 def test_a_row_never_passes_for_a_comment() -> None:
@@ -97,10 +104,12 @@ def test_a_row_never_passes_for_a_comment() -> None:
     assert table == [["tag"], ["#1"], ["x"]]
 
 
-def test_multiline_cells_stay_one_record() -> None:
+def test_line_breaks_are_escaped_so_a_row_is_one_line() -> None:
     packed = pack(Result.of([Record.of({"log": "a\nb\r\nc", "n": 1})]), format="csv")
     _, table = _rows(packed.text)
-    assert table == [["log", "n"], ["a\nb\r\nc", "1"]]
+    assert table == [["log", "n"], ['"a\\nb\\r\\nc"', "1"]]
+    assert len(packed.text.splitlines()) == 3
+    assert read(packed.text) == [{"log": "a\nb\r\nc", "n": 1}]
 
 
 def test_fragment_is_the_row() -> None:
@@ -111,8 +120,32 @@ def test_fragment_is_the_row() -> None:
     assert fmt.fragment(record, view) in packed.text
 
 
-def test_a_bare_carriage_return_is_quoted() -> None:
-    packed = pack(Result.of([Record.of({"a": "x\ry", "b": 1})]), format="csv")
-    assert '"x\ry","1"\n' in packed.text
+def test_a_bare_carriage_return_and_terminal_controls_are_escaped() -> None:
+    value = "x\ry\x07\x1b]52;c;ZXZpbA==\x07\u202e"  # CR, BEL, an OSC 52 clipboard write
+    packed = pack(Result.of([Record.of({"a": value, "b": 1})]), format="csv")
+    assert not any(c in packed.text for c in "\r\x07\x1b\u202e")
+    assert read(packed.text) == [{"a": value, "b": 1}]
+
+
+@pytest.mark.parametrize(
+    ("value", "cell"),
+    [
+        ("1", '"1"'),
+        (1, "1"),
+        ("true", '"true"'),
+        (True, "true"),
+        ("null", '"null"'),
+        (None, "null"),
+        ("", '""'),
+        ("[1]", '"[1]"'),
+        ('"q"', '"\\"q\\""'),
+        ("plain text, with comma", "plain text, with comma"),
+        ("1.5x", "1.5x"),
+    ],
+)
+def test_a_cell_reads_back_as_the_value_it_was(value: Any, cell: str) -> None:
+    packed = pack(Result.of([Record.of({"v": value})]), format="csv")
     _, table = _rows(packed.text)
-    assert table == [["a", "b"], ["x\ry", "1"]]
+    assert table[1] == [cell]
+    assert read_cell(cell) == value
+    assert read(packed.text) == [{"v": value}]

@@ -210,8 +210,8 @@ def test_control_characters_are_shown_not_sent() -> None:
     stats = Stats(1, 1, 0, 0, 1, "chars4", False)
     text = TextFormat(width=80).render(Document({}, stats, ((record, record.fullest),), {}))
     assert not re.search("[\x1b\x07\r]", text)
-    assert "\\x1b[31mred\\x1b[0m\\x07 done\n" in text
-    assert "  k\\x1bey  1\n" in text
+    assert "\\u001b[31mred\\u001b[0m\\u0007 done\n" in text
+    assert "  k\\u001bey  1\n" in text
     assert TextFormat(width=80).render(Document({}, stats, ((record, {"k\tey": 1}),), {})) == (
         "agentout · 1 of 1 records · 1 tokens (chars4)\n\n#1  k\\tey: 1\n"
     )

@@ -143,14 +143,14 @@ def test_a_model_result_keeps_whole_items_and_validates(store: SpillStore) -> No
     assert texts(result).count('"id"') <= kept, "the text echo shows no more than the data"
 
 
-def test_a_list_result_is_packed_as_whole_blocks(store: SpillStore) -> None:
+def test_a_list_result_is_packed_as_fit_packs_it(store: SpillStore) -> None:
     (result,) = session(demo(), [("listing", {"n": 1000})])
-    blocks = [block.text for block in result.content if block.type == "text"]
-    note = blocks.pop()
-    assert [json.loads(block) for block in blocks] == [
-        hit.model_dump() for hit in hits(len(blocks))
-    ]
-    assert note.startswith(f"[agentout: result: {len(blocks)} of 1000 items shown;")
+    [text] = [block.text for block in result.content if block.type == "text"]
+    *packed, note = text.splitlines(keepends=True)
+    assert "total=1000" in packed[0]
+    assert note.startswith("[agentout: all of it: agentout show mcp-")
+    shown = int(packed[0].split("included=")[1].split()[0])
+    assert shown >= 10
     assert text_tokens(result) <= 300
     assert spilled_json(store, result) == {"result": [hit.model_dump() for hit in hits(1000)]}
 
@@ -300,3 +300,68 @@ def test_tool_spill_goes_to_the_given_store(tmp_path: Path) -> None:
     (result,) = session(server, [("lines", {"n": 2000})])
     (uri,) = links(result)
     assert (own.root / uri.removeprefix("agentout://spill/")).is_file()
+
+
+# -- as good as the CLI --------------------------------------------------------------------
+
+
+def issues(n: int) -> list[dict[str, Any]]:
+    """Issue-like records with bodies of about 400 characters."""
+    body = "The service drops requests under load when the pool is exhausted; " * 6
+    return [
+        {
+            "number": 1000 + i,
+            "title": f"Connection pool exhausted on worker {i} after deploy",
+            "state": "open" if i % 3 else "closed",
+            "labels": ["bug", "infra"],
+            "body": body[: 380 + i % 40],
+        }
+        for i in range(n)
+    ]
+
+
+def test_seventy_three_issues_show_as_many_as_fit_does(store: SpillStore, tmp_path: Path) -> None:
+    from agentout.fit import fit
+
+    server = MCPServer("issues")
+
+    @server.tool()
+    @budgeted(max_tokens=500)
+    def list_issues() -> list[dict[str, Any]]:
+        """All issues."""
+        return issues(73)
+
+    (result,) = session(server, [("list_issues", {})])
+    assert text_tokens(result) <= 500
+    assert structured_tokens(result) <= 500
+    text = texts(result)
+    assert "\n  " not in text  # compact, no indentation
+    path = tmp_path / "issues.json"
+    path.write_text(json.dumps(issues(73)))
+    by_fit = fit(str(path), max_tokens=500).stats.included
+    shown = text.count("number")
+    assert by_fit >= 5
+    assert abs(shown - by_fit) <= 1, (shown, by_fit, text)
+    assert "total=73" in text or '"total":73' in text  # says how many it shows of all
+    assert links(result)  # the complete result is kept
+
+
+def test_several_lists_share_the_budget_and_each_says_what_it_shows(store: SpillStore) -> None:
+    server = MCPServer("two")
+
+    @server.tool()
+    @budgeted(max_tokens=600)
+    def board() -> dict[str, Any]:
+        """Two lists."""
+        return {"open": issues(40), "closed": issues(40), "as_of": "today"}
+
+    (result,) = session(server, [("board", {})])
+    text = texts(result)
+    assert text_tokens(result) <= 600
+    parts = [part for part in text.split("\nH ") if "total=40" in part]
+    assert len(parts) == 2, text
+    assert "list=open" in text
+    assert "list=closed" in text
+    shown = [int(part.split("included=")[1].split()[0]) for part in parts]
+    assert min(shown) >= 2, shown  # the first list does not take the whole budget
+    assert '"as_of":"today"' in text

@@ -130,8 +130,8 @@ def test_a_bad_vault_is_reported_line_by_line_and_the_rest_served(make_vault: Ma
     result = run("index", str(root))
     assert result.exit_code == 0
     assert result.stderr.splitlines() == [
-        f"agentout: {root}/broken.md:4: broken front matter: did not find expected ',' or ']' "
-        "while parsing a flow sequence (from line 3)",
+        f"agentout: {root}/broken.md:4: broken front matter: expected ',' or ']', but got "
+        "'<stream end>' while parsing a flow sequence (from line 3) (YAML)",
         f"agentout: {root}/huge.md: note is 52,428,800 bytes, over the 10,485,760-byte limit; "
         "skipped",
         f"agentout: {root}/image.md:1: binary data (a NUL byte at offset 6), not a note",

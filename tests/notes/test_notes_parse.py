@@ -55,8 +55,27 @@ def test_dates_are_text() -> None:
 def test_yaml_aliases_cannot_blow_up_a_message() -> None:
     laughs = "".join(f"l{i}: &l{i} [*l{i - 1}, *l{i - 1}, *l{i - 1}]\n" for i in range(1, 30))
     text = f"---\nl0: &l0 [x]\n{laughs}links: [{{to: a, type: *l29}}]\n---\n"
-    with pytest.raises(NoteError, match=r"got a list$"):
+    with pytest.raises(NoteError, match=r"aliases expand to more than 100,000 extra nodes"):
         note(text)
+
+
+@pytest.mark.parametrize(
+    ("value", "line"),
+    [("9" * 5000, 3), ("!!int abc", 3), ("!!timestamp 2024-13-45", None)],
+)
+def test_a_value_the_loader_refuses_is_a_note_error_on_its_line(
+    value: str, line: int | None
+) -> None:
+    text = f"---\ntitle: T\nn: {value}\n---\nBody.\n"
+    if line is None:  # a date stays the text it was written as: nothing to refuse
+        assert note(text).title == "T"
+        return
+    if value.isdigit():  # a number JSON cannot hold is kept as its text
+        assert note(text).title == "T"
+        return
+    with pytest.raises(NoteError) as info:
+        note(text)
+    assert info.value.line == line
 
 
 def test_crlf_front_matter_and_bom() -> None:

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from agentout.sources.data import InputFormat
 
 FORMATS = ("records", "json", "toon", "text", "auto")
-INPUT_FORMATS = ("auto", "json", "jsonl", "text")  # as agentout.sources.data, kept light
+# as agentout.sources.data, kept light
+INPUT_FORMATS = ("auto", "json", "jsonl", "yaml", "toml", "csv", "tsv", "text")
 
 
 @click.command()
@@ -40,7 +41,8 @@ INPUT_FORMATS = ("auto", "json", "jsonl", "text")  # as agentout.sources.data, k
     type=click.Choice(INPUT_FORMATS),
     default="auto",
     show_default=True,
-    help="How to read FILE; auto detects JSON, JSONL or text from its first characters.",
+    help="How to read FILE; auto: by its extension (.yaml, .toml, .csv ...), else JSON, "
+    "JSONL or text by its first characters.",
 )
 @click.option(
     "--max-record-mib",
@@ -63,8 +65,9 @@ def fit(
 ) -> None:
     """Fit FILE (stdin when none, or -) into a budget: whole records, exact counts.
 
-    FILE is a JSON array, a JSON object holding one large array (its other keys go in
-    the header), JSONL, or text (each non-blank line a record). Records are taken in
+    FILE is JSON (an array, or an object holding an array of records: its other keys go
+    in the header), JSONL, YAML, TOML, CSV/TSV with a header row, or text (each
+    non-blank line a record). Records are taken in
     order, each at the richest view that fits (an object's scalar fields with long
     strings cut, or all of it); the header says how many were left out.
 

@@ -1,12 +1,14 @@
 """auto: the lossless format that costs the fewest tokens for this result.
 
-``candidates(result)`` lists, in this fixed order: compact JSON, TOON with commas, TOON
-with tabs, CSV when the records are flat and uniform (every view of every record holds
-scalars only; the fullest views all have the same keys), and the records format, which
-reads back losslessly too and is often the smallest for nested, non-uniform records. ``pack`` packs
-each under the same budget and keeps the one that shows the most records, then the
-fewest shortened ones, then the fewest tokens (ties keep the earlier), naming it
-``auto:<name>``. Rendered on its own, auto is the json format.
+Every candidate reads back to exactly the records shown (null, "", [] and {} kept, the
+string "1" apart from the number 1). ``candidates(result)`` lists, in this fixed order:
+compact JSON, TOON with commas, TOON with tabs, CSV when the records are flat and uniform
+(every view of every record holds scalars only; the fullest views all have the same
+keys in the same order), and the records format, often the smallest for nested,
+non-uniform records. ``pack`` packs each under the same budget and keeps the one that
+shows the most records, then the fewest shortened ones, then the fewest tokens (ties
+keep the earlier), naming it ``auto:<name>``. Rendered on its own, auto is the json
+format.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ class AutoFormat:
 
     def candidates(self, result: Result) -> list[Format]:
         found: list[Format] = [JSON, TOON, TOON_TAB]
-        # Pack may show any view of a record, so every view must be flat for CSV to be
-        # lossless; a terser view with fewer keys just leaves empty cells (an empty
-        # field is omitted in every format), so uniform keys are asked of the fullest.
+        # CSV reads back any record exactly (see formats.csv), but it is a table: offered
+        # when every view is flat and the fullest views share their keys. A terser view
+        # with fewer keys leaves empty cells, which read back as the fields it lacks.
         fullest = [record_object(r, r.fullest) for r in result.records]
         every_view = (record_object(r, v) for r in result.records for v in r.views)
         if is_flat_uniform(fullest) and is_flat(every_view):

@@ -15,7 +15,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agentout.errors import InputError
-from agentout.records import Document, Lines, Record, Stats, View, is_empty
+from agentout.formats._json import Marks, dumps
+from agentout.records import Document, Lines, Record, Stats, View, present
+from agentout.values import Cut
 
 __all__ = [
     "FORMAT",
@@ -26,6 +28,7 @@ __all__ = [
     "format_value",
     "header_fields",
     "parse",
+    "present",
     "render_fields",
     "render_line",
 ]
@@ -39,36 +42,29 @@ _BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 _BARE_VALUE = re.compile(r"[A-Za-z0-9_./:@+-]+\Z")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z")
 _LITERALS = frozenset({"true", "false", "null"})
-
-
-# Characters that str.splitlines() and other readers treat as line breaks but JSON leaves
-# raw: escaped too, so one record is always one line whatever splits it.
-_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def _json(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return text.translate(_LINE_BREAKS)
+CUT_MARK = "…+"  # after a cut value's quotes: "kept text"…+412 (characters left out)
+_CUT_COUNT = re.compile(r"[1-9][0-9]*")
 
 
 def format_key(key: str) -> str:
     """A key is bare when it looks like an identifier, else a JSON string."""
-    return key if _BARE_KEY.match(key) else _json(key)
+    return key if _BARE_KEY.match(key) else dumps(key)
 
 
 def format_value(value: Any) -> str:
-    """Strings bare when unambiguous, else JSON-quoted; everything else compact JSON."""
+    """Strings bare when unambiguous, else JSON-quoted; a cut string quoted and marked
+    after its quotes (§6.6); everything else compact JSON."""
     if isinstance(value, str):
+        if isinstance(value, Cut):
+            return f"{dumps(value.kept)}{CUT_MARK}{value.more}"
         bare = _BARE_VALUE.match(value) and value not in _LITERALS and not _NUMBER.match(value)
-        return value if bare else _json(value)
-    return _json(value)
+        return value if bare else dumps(value)
+    return dumps(value)
 
 
 def render_fields(fields: Mapping[str, Any]) -> str:
-    """``key=value`` pairs joined by single spaces, in order; empty fields omitted."""
-    return " ".join(
-        f"{format_key(str(k))}={format_value(v)}" for k, v in fields.items() if not is_empty(v)
-    )
+    """``key=value`` pairs joined by single spaces, in order, empty values included."""
+    return " ".join(f"{format_key(str(k))}={format_value(v)}" for k, v in fields.items())
 
 
 def render_line(kind: str, fields: Mapping[str, Any]) -> str:
@@ -76,15 +72,20 @@ def render_line(kind: str, fields: Mapping[str, Any]) -> str:
     return f"{kind} {rest}" if rest else kind
 
 
-def header_fields(header: Mapping[str, Any], stats: Stats) -> dict[str, Any]:
-    """The header line's fields: version, the source's own fields, then pack's account.
+def header_fields(
+    header: Mapping[str, Any], stats: Stats, marks: Marks | None = None
+) -> dict[str, Any]:
+    """The header line's fields: version, the source's own fields (empty ones left out),
+    then pack's account, with the marks' fields after ``reduced``.
 
     Pack's names (total, included, ...) win over a source field of the same name.
     """
-    fields: dict[str, Any] = {"agentout": VERSION, **header}
+    fields: dict[str, Any] = {"agentout": VERSION, **present(header)}
     fields.update(total=stats.total, included=stats.included, omitted=stats.omitted)
     if stats.reduced:
         fields["reduced"] = stats.reduced
+    if marks is not None:
+        fields.update(marks.fields())
     fields.update(truncated=stats.truncated, tokens=stats.tokens, tokenizer=stats.tokenizer)
     if stats.over_budget:
         fields["over_budget"] = True
@@ -102,10 +103,11 @@ class RecordsFormat:
     name = "records"
 
     def render(self, document: Document) -> str:
-        lines = [render_line(HEADER_KIND, header_fields(document.header, document.stats))]
+        marks = Marks.of((v for _, v in document.records), cuts=False)  # cuts: marked inline
+        lines = [render_line(HEADER_KIND, header_fields(document.header, document.stats, marks))]
         lines.extend(_view_lines(r, v) for r, v in document.records)
-        if any(not is_empty(v) for v in document.summary.values()):
-            lines.append(render_line(SUMMARY_KIND, document.summary))
+        if summary := present(document.summary):
+            lines.append(render_line(SUMMARY_KIND, summary))
         return "\n".join(lines) + "\n"
 
     def fragment(self, record: Record, view: View) -> str:
@@ -175,7 +177,13 @@ def _key(line: str, pos: int, number: int, path: str | None) -> tuple[str, int]:
 
 def _value(line: str, pos: int, number: int, path: str | None) -> tuple[Any, int]:
     if pos < len(line) and line[pos] in '"[{':
-        return _decode(line, pos, number, path)
+        value, end = _decode(line, pos, number, path)
+        if isinstance(value, str) and line.startswith(CUT_MARK, end):
+            count = _CUT_COUNT.match(line, end + len(CUT_MARK))
+            if count is None:
+                raise RecordsSyntaxError(number, end + 3, "expected a count after '…+'", path)
+            return Cut(value, int(count.group())), count.end()
+        return value, end
     end = line.find(" ", pos)
     end = len(line) if end < 0 else end
     word = line[pos:end]

@@ -31,7 +31,9 @@ from io import StringIO
 from typing import TYPE_CHECKING, Any
 
 from agentout.dual import is_terminal
+from agentout.formats._json import UNSAFE
 from agentout.records import Document, Record, Stats, View, is_empty
+from agentout.values import Cut, json_safe
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -44,21 +46,28 @@ _MAX_KEY_CELLS = 24
 _MIN_VALUE_CELLS = 20
 _MAX_COMPACT_LINES = 2
 _HANG = "    "  # indent of a one-line record's wrapped second line
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What no format writes raw, but for the line breaks the layout shows as such.
+_CONTROL = re.compile(f"[{UNSAFE}]".replace("\x00-\x1f", "\x00-\x09\x0b-\x1f"))
 
 _TITLE, _KEY, _DIM, _WARN, _ALERT = "bold", "cyan", "dim", "yellow", "bold red"
 
 
 def _shown(value: Any) -> str:
-    """A value as a person reads it; control characters (ANSI escapes) made visible."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = text.replace("\r\n", "\n")
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """A value as a person reads it; control characters (ANSI escapes), bidi controls
+    and odd line breaks made visible as ``\\u001b``; a cut says how much it left out."""
+    if isinstance(value, Cut):
+        text = f"{value.kept}… (+{value.more} chars)"
+    elif isinstance(value, str):
+        text = value
+    else:
+        text = json.dumps(json_safe(value), ensure_ascii=False, default=str)
+    text = text.replace("\r\n", "\n").replace("\t", "\\t")
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _shown_key(key: Any) -> str:
-    """A key stays on its line: tabs and newlines are shown escaped too."""
-    return _shown(str(key)).replace("\t", "\\t").replace("\n", "\\n")
+    """A key stays on its line: newlines are shown escaped too."""
+    return _shown(str(key)).replace("\n", "\\n")
 
 
 @cache

@@ -13,23 +13,51 @@
 Same object as the json format (pack's account, ``header``, ``records``, ``summary``),
 so a list of records with one set of keys and scalar values becomes a TOON table:
 the keys once, then one row per record. ``delimiter`` is ``","`` or ``"\\t"``.
+
+``toon-format`` quotes and escapes C0 controls but writes DEL, C1 controls, bidi
+controls and U+2028/U+2029 raw; they are escaped here as in every other format
+(``\\u202e``), inside quotes, which ``toon_format.decode`` reads back.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from agentout.formats.json import document_object, record_object
 from agentout.records import Document, Record, View
+from agentout.values import json_safe
+from agentout.visible import INVISIBLE
 
 __all__ = ["FORMAT", "TAB_FORMAT", "ToonFormat"]
+
+_LEFT_RAW = INVISIBLE
+_RAW = re.compile(f"[{_LEFT_RAW}]")
+# Each such character gets a NUL before it, which makes the encoder quote the string
+# (and write the NUL as \u0000); the pair then becomes the character's escape. A NUL of
+# the value's own before one gets a NUL of ours between, so this pattern only ever meets
+# our own.
+_PAIR = re.compile(f"\\\\u0000([{_LEFT_RAW}])")
+
+
+def _guard(value: Any) -> Any:
+    if isinstance(value, str):
+        return _RAW.sub(lambda m: "\x00" + m.group(), value) if _RAW.search(value) else value
+    if isinstance(value, dict):
+        return {_guard(str(k)): _guard(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_guard(v) for v in value]
+    return value
 
 
 def _encode(value: Any, delimiter: str) -> str:
     import toon_format  # deferred: only TOON output pays for the import
 
     text: str = toon_format.encode(value, delimiter=delimiter, default=str)
-    return text
+    if _RAW.search(text) is None:  # the usual case: nothing to escape
+        return text
+    text = toon_format.encode(_guard(value), delimiter=delimiter, default=str)
+    return _PAIR.sub(lambda m: f"\\u{ord(m.group(1)):04x}", text)
 
 
 class ToonFormat:
@@ -45,7 +73,7 @@ class ToonFormat:
     def fragment(self, record: Record, view: View) -> str:
         # What the record adds inside ``records``: a table row when its values are
         # scalars, else a list item (drop the ``records[1]...:`` line that precedes it).
-        text = _encode({"records": [record_object(record, view)]}, self.delimiter)
+        text = _encode({"records": [json_safe(record_object(record, view))]}, self.delimiter)
         return text.partition("\n")[2] + "\n"
 
     def __repr__(self) -> str:

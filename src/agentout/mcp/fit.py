@@ -13,6 +13,11 @@ cut to fit, never in the middle of a line or an item:
 - **a JSON value** (``fit_value``, for structured content): its largest list keeps its
   first whole items, or its largest string its first whole lines, then the next largest,
   until the serialised value fits, counted exactly.
+- **lists of records** (``fit_records``, the text an agent reads): each list of objects
+  packed as ``agentout fit`` packs a file (records at the richest view that fits, terser
+  views and cut strings before any record is left out, in the records format: a line
+  a record, values as compact JSON, no indentation), the lists sharing the budget
+  fairly, each saying how many of its items it shows.
 
 Nothing here knows MCP: ``Limits`` is a call's budget, the functions fit.
 """
@@ -41,8 +46,10 @@ __all__ = [
     "Fitted",
     "Limits",
     "compact_json",
+    "fit_records",
     "fit_text",
     "fit_value",
+    "record_lists",
     "spill_uri",
 ]
 
@@ -370,3 +377,71 @@ def fit_value(
         if kept is not None:
             return current, cuts
     return None
+
+
+# -- lists of records ----------------------------------------------------------------------
+
+
+def record_lists(value: Any) -> list[tuple[str, list[Any]]]:
+    """The lists of objects in a tool's value, with their keys: the value itself when it
+    is one (or the SDK's ``{"result": [...]}``), else its keys that hold one."""
+    if isinstance(value, dict) and list(value) == ["result"]:
+        value = value["result"]
+    if _objects(value):
+        return [("", value)]
+    if isinstance(value, dict):
+        return [(str(key), item) for key, item in value.items() if _objects(item)]
+    return []
+
+
+def _objects(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _packed(records: list[Any], key: str, limits: Limits, room: int) -> str:
+    from agentout.sources.data import object_record
+
+    header = {"list": key} if key else {}
+    result = Result.of([object_record(item) for item in records], header=header)
+    return pack(result, format="records", max_tokens=max(room, 0), tokenizer=limits.tokenizer).text
+
+
+def fit_records(value: Any, limits: Limits, note: str) -> str | None:
+    """The record lists of ``value`` packed within ``limits.max_tokens`` with ``note`` (a
+    last line naming the complete result) after them; None when ``value`` holds none.
+
+    Each list starts with an equal share of what the note and the value's other fields
+    leave; what a list does not need goes to the lists that were cut, and the whole text
+    is counted exactly at the end (a share is lowered until it fits).
+    """
+    lists = record_lists(value)
+    if not lists:
+        return None
+    keys = {key for key, _ in lists}
+    rest = {k: v for k, v in value.items() if k not in keys} if isinstance(value, dict) else {}
+    rest.pop("result", None)
+    head = compact_json(rest) + "\n" if rest else ""
+    count = limits.tokenizer.count
+    room = limits.max_tokens - count(note) - count(head)
+    shares = [room // len(lists)] * len(lists)
+    pairs = zip(lists, shares, strict=True)
+    texts = [_packed(items, key, limits, share) for (key, items), share in pairs]
+    spare = sum(share - count(text) for share, text in zip(shares, texts, strict=True))
+    cut = [i for i, text in enumerate(texts) if " truncated=true " in _first_line(text)]
+    if spare > 0 and cut:
+        for i in cut:
+            shares[i] += spare // len(cut)
+            texts[i] = _packed(lists[i][1], lists[i][0], limits, shares[i])
+    for _ in range(8):
+        whole = head + "".join(texts) + note
+        over = count(whole) - limits.max_tokens
+        if over <= 0:
+            return whole
+        i = max(range(len(texts)), key=lambda j: count(texts[j]))
+        shares[i] = count(texts[i]) - over - 1
+        texts[i] = _packed(lists[i][1], lists[i][0], limits, shares[i])
+    return None
+
+
+def _first_line(text: str) -> str:
+    return text.partition("\n")[0]

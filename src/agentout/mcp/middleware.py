@@ -1,9 +1,12 @@
 """Budgeting the tools of any MCP server built on the official Python SDK.
 
-Two ways, the same result (``results.fit_call_result``): every result fits the budget
-with whole records (list items and text blocks whole, text cut at line boundaries with
-the lines that matter kept), the complete result is spilled and referenced, and a
-declared output schema still validates.
+Two ways, the same result (``fit_result``): a result that fits is sent whole; else every
+channel fits the budget, the complete result is spilled and referenced, and a declared
+output schema still validates (``results.fit_call_result``). The text an agent reads of a
+result holding lists of records is packed as ``agentout fit`` packs them
+(``fit.fit_records``): compact, terser views and cut strings before records are left
+out, several lists sharing the budget, each saying how many of its items it shows. Other
+text is cut at line boundaries, the lines that matter kept.
 
 - ``@budgeted(...)`` on one tool function, under the server's own ``@server.tool()``;
   the tool keeps its name, parameters, description and output schema::
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -27,16 +31,51 @@ import anyio.to_thread
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver.utilities.context_injection import find_context_parameter
 from mcp.server.mcpserver.utilities.func_metadata import func_metadata
-from mcp.types import CallToolResult, ListToolsResult
+from mcp.types import CallToolResult, ListToolsResult, TextContent
 
-from agentout.mcp.fit import Limits
-from agentout.mcp.results import fit_call_result
+from agentout.mcp.fit import Limits, fit_records
+from agentout.mcp.results import META_KEY, fit_call_result
 from agentout.spill import SpillStore
 from agentout.tokens import Tokenizer
 
-__all__ = ["BudgetMiddleware", "budget_server", "budgeted"]
+__all__ = ["BudgetMiddleware", "budget_server", "budgeted", "fit_result"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _value_of(result: CallToolResult) -> Any:
+    """What the tool returned, as JSON: its structured content, else its text as JSON."""
+    if result.structured_content is not None:
+        return result.structured_content
+    blocks = [block.text for block in result.content if isinstance(block, TextContent)]
+    try:
+        values = [json.loads(text) for text in blocks]
+    except ValueError:
+        return None
+    return values[0] if len(values) == 1 else values
+
+
+def _note(fitted: CallToolResult) -> str:
+    meta = (fitted.meta or {}).get(META_KEY, {})
+    spilled = meta.get("spilled") or []
+    if not spilled:
+        return f"[agentout: {meta.get('warning') or 'the rest was not kept'}]\n"
+    # short: the envelope is part of the cost (the resource link says the rest)
+    return f"[agentout: all of it: agentout show {spilled[0]['ref']}]\n"
+
+
+def fit_result(
+    result: CallToolResult, limits: Limits, *, output_schema: Mapping[str, Any] | None = None
+) -> CallToolResult:
+    """``result`` whole if it fits, else within ``limits`` (see the module doc)."""
+    fitted = fit_call_result(result, limits, output_schema=output_schema)
+    if fitted is result or fitted.is_error:
+        return fitted
+    text = fit_records(_value_of(result), limits, _note(fitted))
+    if text is None:
+        return fitted
+    others = [block for block in fitted.content if not isinstance(block, TextContent)]
+    return fitted.model_copy(update={"content": [TextContent(text=text), *others]})
 
 
 def _limits_factory(
@@ -78,7 +117,7 @@ def budgeted(
             converted = metadata.convert_result(value)
             if not isinstance(converted, CallToolResult):
                 return converted  # a request for client input passes as it is
-            return fit_call_result(converted, limits(), output_schema=schema)
+            return fit_result(converted, limits(), output_schema=schema)
 
         if inspect.iscoroutinefunction(function):
 
@@ -134,7 +173,7 @@ class BudgetMiddleware:
         schema = await self._schema(ctx, name)
         limits = self._limits()
         return await anyio.to_thread.run_sync(
-            functools.partial(fit_call_result, call, limits, output_schema=schema)
+            functools.partial(fit_result, call, limits, output_schema=schema)
         )
 
     def _remember(self, result: HandlerResult) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from agentout.errors import InputError
 from agentout.sources._text import invalid_utf8
+from agentout.values import NumberText
 
 __all__ = ["MAX_DEPTH", "JsonParser", "Reader", "Top", "loads", "loads_line", "too_large"]
 
@@ -178,8 +179,30 @@ def _explain(exc: Exception, text: str, start: int) -> tuple[str, int]:
     return str(exc).partition(":")[0] + " (JSON)", start
 
 
+def _wide_float(text: str) -> Any:
+    value = float(text)
+    return value if value - value == 0 else NumberText(text)
+
+
+def _wide_int(text: str) -> Any:
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python reads
+        return NumberText(text)
+
+
+# A number whose value no float holds (1e999), or an integer of more digits than Python
+# reads, is kept as its text (``agentout.values.NumberText``). Such a number has an
+# exponent of 3 digits or 309 digits in a row; only a text holding one (rare, and a
+# string like "e100" is enough) is read again by the decoder that looks at every number.
+_WIDE_NUMBER = re.compile(r"[eE]\+?\d{3}|\d{309}")
+_INT_LIMIT = "integer string conversion"
+
 # One decoder for every call of ``loads``: json.loads with an option builds one per call.
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_WIDE = json.JSONDecoder(
+    parse_constant=_refuse_constant, parse_float=_wide_float, parse_int=_wide_int
+)
 _SCAN = _DECODER.scan_once  # type: ignore[attr-defined] # the C scanner, without decode()'s whitespace handling
 
 
@@ -194,7 +217,14 @@ def loads(text: str, name: str, line: int = 1) -> Any:
             end = -1
         if end != len(text):  # whitespace around the value, or an error and its message
             value = _DECODER.decode(text)
-    except (ValueError, _NonFinite, RecursionError) as exc:
+        if _WIDE_NUMBER.search(text):
+            value = _WIDE.decode(text)
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError) or _INT_LIMIT not in str(exc):
+            message, index = _explain(exc, text, _WS.match(text).end())  # type: ignore[union-attr]
+            raise InputError(message, name, *_where(text, index, line, 0)) from None
+        value = _WIDE.decode(text)
+    except (_NonFinite, RecursionError) as exc:
         message, index = _explain(exc, text, _WS.match(text).end())  # type: ignore[union-attr]
         raise InputError(message, name, *_where(text, index, line, 0)) from None
     # inline, as this runs for every line: nesting past MAX_DEPTH takes more than
@@ -232,6 +262,12 @@ class JsonParser:
         self.decoder = json.JSONDecoder(
             object_pairs_hook=self._object, parse_constant=_refuse_constant
         )
+        self.wide = json.JSONDecoder(
+            object_pairs_hook=self._object,
+            parse_constant=_refuse_constant,
+            parse_float=_wide_float,
+            parse_int=_wide_int,
+        )
 
     def _object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(pairs)
@@ -266,14 +302,20 @@ class JsonParser:
         r = self.r
         r.compact()
         start = r.pos
+        decoder = self.decoder
         while True:
             try:
-                value, end = self.decoder.raw_decode(r.buf, start)
+                value, end = decoder.raw_decode(r.buf, start)
             except json.JSONDecodeError as exc:
                 incomplete = exc.msg.startswith("Unterminated string") or exc.pos >= len(r.buf) - 16
                 if r.eof or not incomplete:
                     raise r.error(*_explain(exc, r.buf, start)) from None
-            except (_NonFinite, RecursionError, ValueError) as exc:
+            except ValueError as exc:
+                if _INT_LIMIT not in str(exc) or decoder is self.wide:
+                    raise r.error(*_explain(exc, r.buf, start)) from None
+                decoder = self.wide  # read again, keeping such numbers as their text
+                continue
+            except (_NonFinite, RecursionError) as exc:
                 raise r.error(*_explain(exc, r.buf, start)) from None
             else:
                 if r.eof or not _may_go_on(value, r.buf, end):
@@ -286,6 +328,8 @@ class JsonParser:
             self._dup_key = None
         if end - start > r.limit:
             raise r.error(r.too_large("JSON value"), start)
+        if decoder is not self.wide and _WIDE_NUMBER.search(r.buf, start, end):
+            value, end = self.wide.raw_decode(r.buf, start)
         if _too_deep(value, r.buf, start, end):
             raise r.error(_TOO_DEEP, start)
         r.pos = end
@@ -373,7 +417,7 @@ def _message(msg: str) -> str:
 
 def _may_go_on(value: Any, text: str, end: int) -> bool:
     """Could this number be the start of a longer one ("1" of "12", "0" of "0.5")?"""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, float, NumberText)):
         return False  # strings, arrays, objects and literals end where they end
     return _NUMBER_TAIL.match(text, end).end() == len(text)  # type: ignore[union-attr]
 

@@ -1,13 +1,15 @@
-"""Structured data as records: a JSON array, an object holding a large array, JSONL, or text.
+"""Structured data as records: JSON, JSONL, YAML, TOML, CSV/TSV, or text.
 
-``read_data(path)`` detects what the input is from its first characters and reads it in
-bounded pieces (1 MiB of text at a time; one record at a time):
+``read_data(path)`` reads the input in bounded pieces (1 MiB of text at a time; one record
+at a time, but for YAML and TOML, read whole, at most the record size limit). What it is
+comes from ``--input-format``, else the file's extension (see ``agentout.inputs``, the
+one reader ``records`` and the MCP tools share), else its first characters:
 
 - ``[`` : a JSON array; each element is a record.
-- ``{`` : one JSON object; the records are the elements of its longest array-valued key
-  (other scalar keys go in the header). If more values follow the first one, the input
-  is JSONL (or any whitespace-separated JSON values, as ``jq`` prints them): one record
-  per value.
+- ``{`` : one JSON object; its records by ``agentout.inputs``' rule (the elements of an
+  array of records it holds, its other scalar keys in the header; or itself). If more
+  values follow the first one, the input is JSONL (or any whitespace-separated JSON
+  values, as ``jq`` prints them): one record per value.
 - anything else (or a first line like ``[INFO] ...``): text, one record per non-blank line.
 
 An object becomes a record with views from an index line (its first three scalar
@@ -36,10 +38,12 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal
 
 from agentout.errors import InputError
+from agentout.inputs import csv_rows, kind_of, records_of, toml_value
 from agentout.records import Record, Result, View
-from agentout.sources._stream import MAX_DEPTH, JsonParser, Reader, Top
+from agentout.sources._stream import MAX_DEPTH, JsonParser, Reader
 from agentout.sources._text import Source, display_name, read_text
 from agentout.truncate import _boundary
+from agentout.values import Cut
 
 __all__ = [
     "DEFAULT_MAX_RECORD_MIB",
@@ -49,11 +53,12 @@ __all__ = [
     "MAX_DEPTH",
     "TERSE_CHARS",
     "data_records",
+    "object_record",
     "read_data",
 ]
 
-InputFormat = Literal["auto", "json", "jsonl", "text"]
-INPUT_FORMATS: tuple[str, ...] = ("auto", "json", "jsonl", "text")
+InputFormat = Literal["auto", "json", "jsonl", "yaml", "toml", "csv", "tsv", "text"]
+INPUT_FORMATS: tuple[str, ...] = ("auto", "json", "jsonl", "yaml", "toml", "csv", "tsv", "text")
 
 # One record (a JSON value, a line) may hold at most this many MiB of text; past it the
 # input is refused, so a single 1 GB line costs 16 MiB of memory, not 1 GB.
@@ -117,12 +122,27 @@ def data_records(
         raise ValueError(f"unknown input format {input_format!r}; known: {INPUT_FORMATS}")
     if max_record_mib < 1:
         raise ValueError(f"the record size limit must be at least 1 MiB, got {max_record_mib}")
+    header: dict[str, Any] = {"mode": "fit", "source": name}
+    named = kind_of(name) if input_format == "auto" else input_format
+    if named in ("csv", "tsv"):
+        header["input"] = named
+        rows = (row for _, row in csv_rows(chunks, name, delimiter="," if named == "csv" else "\t"))
+        return _collect(rows, _object_record, header, keep, dropped)
+    if named in ("yaml", "toml"):
+        header["input"] = named
+        documents, extra = _whole(_joined(chunks, name, max_record_mib), name, named)
+        return _collect(documents, _object_record, {**header, **extra}, keep, dropped)
     reader = Reader(iter(chunks), name, max_record_mib)
     first = reader.skip_ws()
     if first is None:
         raise InputError("empty input: no records", name)
-    kind = input_format if input_format != "auto" else _detect(reader, first)
-    header: dict[str, Any] = {"mode": "fit", "source": name}
+    kind: str
+    if input_format != "auto":
+        kind = input_format
+    elif named == "jsonl":
+        kind = "jsonl"
+    else:  # .json too: a JSON value, JSONL if more follow, text if it is no JSON
+        kind = _detect(reader, first)
     if kind == "text":
         header["input"] = "text"
         if reader.dropped == 0:
@@ -146,7 +166,7 @@ def data_records(
             values = _chain(top.value, parser.values())
         else:
             header["input"] = "json"
-            values, extra = _unwrap(top)
+            values, extra = _unwrap(top.value)
             header.update(extra)
     else:
         header["input"] = "json"
@@ -200,8 +220,8 @@ def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
 
 
 def _cut(text: str, limit: int) -> str:
-    """``text`` cut so that what is kept and "..." make ``limit`` characters, saying how
-    many more there are, if that helps.
+    """``text`` cut to about ``limit`` characters, as a ``Cut`` (which formats mark with
+    the number of characters left out), if that helps.
 
     The cut never splits a character, a combining mark or an emoji sequence, and drops
     the whitespace before it ("fox..." reads better than "fox ..."). Views count
@@ -212,7 +232,7 @@ def _cut(text: str, limit: int) -> str:
     cut = _boundary(text, limit - 3)
     tidy = _boundary(text, len(text[:cut].rstrip()))
     kept = text[: tidy if tidy > 0 else cut]
-    return f"{kept}... ({len(text) - len(kept)} more chars)"
+    return Cut(kept, len(text) - len(kept))
 
 
 def _is_scalar(value: Any) -> bool:
@@ -241,6 +261,11 @@ def _repr_length(value: Any, limit: int) -> int:
             size += 2 + _repr_length(key, limit - size)
         size += _repr_length(item, limit - size)
     return size
+
+
+def object_record(value: Any) -> Record:
+    """The record ``fit`` makes of a JSON value, views from an index line to all of it."""
+    return _object_record(value)
 
 
 def _object_record(value: Any) -> Record:
@@ -278,12 +303,42 @@ def _line_record(numbered: tuple[int, str]) -> Record:
     return Record.of(full) if cut == line else Record.of({"n": number, "line": cut}, full)
 
 
-def _unwrap(top: Top) -> tuple[Iterator[Any], dict[str, Any]]:
-    """The records of a single object: its longest array, the other keys as header."""
-    obj = top.value
-    if not top.arrays:
-        return iter([obj]), {}
-    key = max(top.arrays, key=lambda k: len(obj[k]))  # the first of the longest
+def _joined(chunks: Iterable[str], name: str, max_record_mib: int) -> str:
+    """The whole text, refused past the record size limit (YAML and TOML are read whole)."""
+    parts, size = [], 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > max_record_mib << 20:
+            raise InputError(f"file longer than {max_record_mib} MiB (--max-record-mib)", name)
+        parts.append(chunk)
+    text = "".join(parts)
+    if not text.strip():
+        raise InputError("empty input: no records", name)
+    return text
+
+
+def _whole(text: str, name: str, kind: str) -> tuple[Iterator[Any], dict[str, Any]]:
+    """The records of a YAML or TOML text, by the rule ``agentout.inputs`` states; a
+    single document's other scalar keys go in the header, as for a JSON object."""
+    if kind == "toml":
+        documents: list[Any] = [toml_value(text, name)]
+    else:
+        from agentout.sources.collection.safe_yaml import load_documents
+
+        documents = [d for d in load_documents(text, name) if d is not None]
+        if not documents:
+            raise InputError("no YAML data (only comments or empty documents)", name)
+    if len(documents) == 1:
+        return _unwrap(documents[0])
+    return (record for document in documents for record in records_of(document)[0]), {}
+
+
+def _unwrap(obj: Any) -> tuple[Iterator[Any], dict[str, Any]]:
+    """The records of a single value (see ``agentout.inputs``); the other keys of an
+    object whose array holds them as header."""
+    records, key = records_of(obj)
+    if key is None:
+        return iter(records), {}
     header: dict[str, Any] = {"array": key}
     others = []
     for other, value in obj.items():

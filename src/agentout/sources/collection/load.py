@@ -1,19 +1,22 @@
 """A collection's records, from files, directories and globs, one at a time.
 
-What a path holds decides how it is read:
+What a path holds decides how it is read (``agentout.inputs``, the reader ``fit`` uses):
 
 - ``.jsonl`` / ``.ndjson``: one record per line, streamed (memory stays flat whatever the
   size); a bad line is reported and skipped, the rest still read.
-- ``.json``: a JSON value; ``.yaml`` / ``.yml``: YAML documents (safely, see ``safe_yaml``);
+- ``.json``: a JSON value; ``.yaml`` / ``.yml``: YAML 1.2 documents (safely, see
+  ``safe_yaml``); ``.toml``: a TOML table; ``.csv`` / ``.tsv``: a table with a header
+  row, a record per row (values are strings);
   ``.md`` / ``.markdown``: the YAML front matter plus the text after it as ``body``.
 - a directory: every such file under it, in name order, hidden ones left out.
 - a glob (``kb/**/*.yaml``): the files it matches, in name order; ``-``: stdin as JSONL
   (a JSON array when it starts with ``[``).
 
-A value becomes records the same way whatever the file: an array gives one record per
-element; a mapping gives one record, unwrapped when it holds a single key (TMKB's
-``threat_pattern:`` files) whose value is a mapping, or one record per element when that
-value is an array. A record that is not a mapping becomes ``{"value": ...}``.
+A value becomes records by ``agentout.inputs``' rule, the one ``fit`` follows: an array
+gives one record per element; a mapping that holds a single key holding a mapping
+(TMKB's ``threat_pattern:`` files) or an array is unwrapped; a mapping holding an array
+of records (under ``items``, ``data``...) gives that array's elements; any other mapping
+is one record. A record that is not a mapping becomes ``{"value": ...}``.
 
 A file that cannot be read (malformed, empty, binary, unknown type) is skipped and
 reported as an ``InputError`` naming ``FILE:LINE``; the others are still read. The
@@ -35,6 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from agentout import inputs
 from agentout.errors import InputError
 from agentout.sources._stream import loads, loads_line, too_large
 from agentout.sources._text import invalid_utf8
@@ -50,15 +54,7 @@ __all__ = [
     "load",
 ]
 
-SUFFIXES: dict[str, str] = {
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".json": "json",
-    ".yaml": "yaml",
-    ".yml": "yaml",
-    ".md": "markdown",
-    ".markdown": "markdown",
-}
+SUFFIXES = inputs.SUFFIXES
 # One JSONL line may hold at most what fit allows a record; a longer one is skipped,
 # read in pieces.
 MAX_LINE_BYTES = DEFAULT_MAX_RECORD_MIB << 20
@@ -143,6 +139,9 @@ def expand(path: str, report: LoadReport) -> Iterator[tuple[str, str | None]]:
         for name in found:
             yield name, SUFFIXES[_suffix(name)]
         return
+    if not os.path.lexists(path):
+        report.skip(InputError("no such file", path))
+        return
     yield path, _kind(path)
 
 
@@ -216,7 +215,7 @@ def _peek(handle: BinaryIO) -> bytes:
 def _decode(data: bytes, name: str) -> str:
     """UTF-8 text of a whole file, or an ``InputError`` saying why it is not text."""
     if b"\x00" in data[:_SNIFF_BYTES]:
-        raise InputError("binary file (a NUL byte), not JSON, JSONL, YAML or Markdown", name)
+        raise InputError("binary file (a NUL byte), not JSON, YAML, TOML, CSV or Markdown", name)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -231,8 +230,16 @@ def _decode(data: bytes, name: str) -> str:
 
 def _read_whole(data: bytes, name: str, kind: str) -> Iterator[Item]:
     text = _decode(data, name)
+    if kind in ("csv", "tsv"):
+        delimiter = "," if kind == "csv" else "\t"
+        rows = list(inputs.csv_rows([text], name, delimiter=delimiter))
+        for line, row in rows:
+            yield Item(dict(row), f"{name}:{line}")
+        return
     if kind == "json":
         values = [loads(text, name)]
+    elif kind == "toml":
+        values = [inputs.toml_value(text, name)]
     elif kind == "yaml":
         values = list(load_documents(text, name))
     else:
@@ -247,16 +254,22 @@ def _read_whole(data: bytes, name: str, kind: str) -> Iterator[Item]:
 
 
 def _records(value: Any, label: str) -> Iterator[Item]:
-    """One record per element of an array, else one record, unwrapped (see module doc)."""
-    if isinstance(value, dict) and len(value) == 1:
-        (inner,) = value.values()
-        if isinstance(inner, (dict, list)):
-            value = inner
-    if isinstance(value, list):
+    """The records of a value by ``agentout.inputs``' rule (see the module doc)."""
+    records, key = inputs.records_of(value)
+    if records is not value and (key is not None or isinstance(_only(value), list)):
+        label = f"{label}.{key}" if key is not None else label
+        for index, element in enumerate(records):
+            yield Item(_as_record(element), f"{label}[{index}]")
+    elif isinstance(value, list):
         for index, element in enumerate(value):
             yield Item(_as_record(element), f"{label}[{index}]")
     else:
-        yield Item(_as_record(value), label)
+        yield Item(_as_record(records[0]), label)
+
+
+def _only(value: Any) -> Any:
+    """The value of a mapping's single key, else None."""
+    return next(iter(value.values())) if isinstance(value, dict) and len(value) == 1 else None
 
 
 def _as_record(value: Any) -> dict[str, Any]:

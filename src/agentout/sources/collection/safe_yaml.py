@@ -1,16 +1,23 @@
-"""YAML loaded safely: plain data only, and alias bombs refused before they expand.
+"""YAML 1.2 loaded safely: plain data only, alias bombs refused before they expand.
 
-``yaml.safe_load`` never builds arbitrary objects, but it does follow aliases: a
-billion-laughs document composes to a few dozen nodes that expand to a billion strings
-as soon as anything walks the data (a JSON dump, a text index, a token count). So the
-node graph is measured before it is constructed: if aliases would add more than
-``MAX_ALIAS_NODES`` nodes, or an alias refers to a node that contains it, the document
-is refused. So is a document nested deeper than ``MAX_DEPTH`` (the limit JSON has, see
-``agentout.sources._stream``): checked on the parser's events before libyaml composes
-it (its composer recurses in C, and some ten thousand levels crash the process), and
-on the node graph after, for the depth aliases add. The data comes back JSON-shaped:
-string keys, timestamps as their text, sets as sorted lists, binary as its base64 text,
-non-finite floats as strings.
+The loader is ``ruamel.yaml``'s safe one, pure Python, which reads YAML 1.2: ``on``,
+``off``, ``yes``, ``no``, ``y`` and ``n`` are strings (a GitHub Actions workflow keeps its
+``on:`` key), ``010`` is ten, and no tag ever builds an object (``!!python/object`` is
+refused). A duplicate key is an error, as YAML 1.2 says.
+
+Aliases are followed, so a billion-laughs document composes to a few dozen nodes that
+expand to a billion strings as soon as anything walks the data. The node graph is
+measured before it is constructed: if aliases would add more than ``MAX_ALIAS_NODES``
+nodes, or an alias refers to a node that contains it, the document is refused. So is a
+document nested deeper than ``MAX_DEPTH`` (the limit JSON has, see
+``agentout.sources._stream``): checked on the parser's events before composing, and on
+the node graph after, for the depth aliases add.
+
+The data comes back JSON-shaped: string keys, dates and times as the text they were
+written as, sets as sorted lists, binary as its base64 text. A number no JSON value can
+hold (``.inf``, ``.nan``, ``1e999``, an integer of more than 4,300 digits) is kept as its
+text (``agentout.values.NumberText``). Anything the loader raises on a value is an
+``InputError`` at the value's ``FILE:LINE``.
 """
 
 from __future__ import annotations
@@ -19,10 +26,15 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-import yaml
+from ruamel.yaml import YAML
+from ruamel.yaml.constructor import SafeConstructor
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+from ruamel.yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
 from agentout.errors import InputError
 from agentout.sources._stream import MAX_DEPTH
+from agentout.values import NumberText
 
 __all__ = ["MAX_ALIAS_NODES", "TOO_DEEP", "deeper_than_max", "load_documents", "plain"]
 
@@ -30,7 +42,6 @@ __all__ = ["MAX_ALIAS_NODES", "TOO_DEEP", "deeper_than_max", "load_documents", "
 MAX_ALIAS_NODES = 100_000
 TOO_DEEP = f"YAML nested deeper than {MAX_DEPTH} levels"
 
-_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when it is there
 # Every collection is opened by one of these (a flow bracket, "- ", "key:", "? key").
 _OPENERS = "[{-:?"
 
@@ -42,39 +53,39 @@ def deeper_than_max(text: str) -> int | None:
     if sum(map(text.count, _OPENERS)) <= MAX_DEPTH:
         return None  # too few openers to nest that deep: the usual small document
     depth = 0
-    for event in yaml.parse(text, Loader=_Base):
-        if isinstance(event, yaml.CollectionStartEvent):
+    for event in _yaml().parse(text):
+        if isinstance(event, CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:
                 mark = event.start_mark
                 return int(mark.line) if mark is not None else 0
-        elif isinstance(event, yaml.CollectionEndEvent):
+        elif isinstance(event, CollectionEndEvent):
             depth -= 1
     return None
 
 
 class _NodeError(Exception):
-    def __init__(self, message: str, node: yaml.Node) -> None:
+    def __init__(self, message: str, node: Node, *, column: bool = False) -> None:
         super().__init__(message)
-        self.node = node
+        self.node, self.column = node, column
 
 
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.SequenceNode):
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
         return list(node.value)
-    if isinstance(node, yaml.MappingNode):
+    if isinstance(node, MappingNode):
         return [part for pair in node.value for part in pair]
     return []
 
 
-def _check(root: yaml.Node) -> None:
+def _check(root: Node) -> None:
     """Refuse a node graph whose aliases expand too far, loop, or nest too deep;
     O(distinct nodes)."""
     sizes: dict[int, int] = {}  # id(node) -> expanded size, capped
     heights: dict[int, int] = {}  # id(node) -> levels of collections, itself included
     cap = MAX_ALIAS_NODES * 2  # saturate: the exact size of a bomb does not matter
     path: set[int] = set()  # nodes entered and not yet left: the current node's ancestors
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
         node, leaving = stack.pop()
         key = id(node)
@@ -82,7 +93,7 @@ def _check(root: yaml.Node) -> None:
             path.discard(key)
             children = _children(node)
             sizes[key] = min(cap, 1 + sum(sizes[id(child)] for child in children))
-            if isinstance(node, yaml.CollectionNode):
+            if isinstance(node, CollectionNode):
                 heights[key] = 1 + max((heights[id(child)] for child in children), default=0)
                 if heights[key] > MAX_DEPTH:
                     raise _NodeError(TOO_DEEP, node)
@@ -105,30 +116,51 @@ def _check(root: yaml.Node) -> None:
         )
 
 
-def _timestamp_text(loader: Any, node: yaml.ScalarNode) -> str:
-    text: str = loader.construct_scalar(node)
-    return text
+class _Constructor(SafeConstructor):
+    """The safe constructor; dates stay text, a number JSON cannot hold stays its text,
+    and an error on a value names the value's node."""
 
+    def construct_non_recursive_object(self, node: Node, tag: str | None = None) -> Any:
+        try:
+            return super().construct_non_recursive_object(node, tag)
+        except (MarkedYAMLError, _NodeError):
+            raise
+        except (ValueError, TypeError, OverflowError, ArithmeticError) as exc:
+            message = f"{str(exc).partition(';')[0]} (YAML)"
+            raise _NodeError(message, node, column=True) from None
 
-class _Loader(_Base):  # type: ignore[misc]
-    """The safe loader, measuring every document before constructing it."""
+    def construct_text(self, node: ScalarNode) -> str:
+        return str(self.construct_scalar(node))
 
-    def get_single_node(self) -> Any:
-        node = super().get_single_node()
-        if node is not None:
-            _check(node)
-        return node
-
-    def get_node(self) -> Any:
-        node = super().get_node()
-        if node is not None:
-            _check(node)
-        return node
+    def construct_number(self, node: ScalarNode) -> Any:
+        text = str(self.construct_scalar(node))
+        try:
+            value = (
+                self.construct_yaml_int(node)
+                if node.tag == "tag:yaml.org,2002:int"
+                else self.construct_yaml_float(node)
+            )
+        except ValueError:
+            if text.lstrip("+-").replace("_", "").isdigit():  # too long for Python to read
+                return NumberText(text)
+            raise
+        if isinstance(value, float) and not math.isfinite(value):
+            return NumberText(text)
+        return value
 
 
 # Dates stay the text they were written as: JSON has no date, and jmespath compares text.
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_text)
-_Loader.add_constructor("tag:yaml.org,2002:binary", _timestamp_text)
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_text)
+_Constructor.add_constructor("tag:yaml.org,2002:binary", _Constructor.construct_text)
+_Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_number)
+_Constructor.add_constructor("tag:yaml.org,2002:float", _Constructor.construct_number)
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Constructor = _Constructor
+    yaml.allow_duplicate_keys = False
+    return yaml
 
 
 def load_documents(text: str, path: str, first_line: int = 1) -> Iterator[Any]:
@@ -136,28 +168,37 @@ def load_documents(text: str, path: str, first_line: int = 1) -> Iterator[Any]:
 
     ``first_line`` is the file line ``text`` starts on (front matter starts on line 2).
     """
-    loader = _Loader(text)
+    yaml = _yaml()
     try:
         deep = deeper_than_max(text)  # a syntax error is met here first: reported below
         if deep is not None:
             raise InputError(TOO_DEEP, path, deep + first_line)
-        while loader.check_data():
-            yield plain(loader.get_data())
+        constructor, _ = yaml.get_constructor_parser(text)
+        composer = yaml.composer
+        while composer.check_node():
+            node = composer.get_node()
+            if node is None:
+                continue
+            _check(node)
+            yield plain(constructor.construct_document(node))
     except _NodeError as exc:
         mark = exc.node.start_mark
-        raise InputError(str(exc), path, mark.line + first_line) from None
-    except yaml.MarkedYAMLError as exc:
+        column = mark.column + 1 if exc.column else None
+        raise InputError(str(exc), path, mark.line + first_line, column) from None
+    except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        message = f"{exc.problem or exc.context} (YAML)"
+        message = str(exc.problem or exc.context)
+        if exc.problem and exc.context and exc.context_mark is not None:
+            # where the unfinished construct began
+            message += f" {exc.context} (from line {exc.context_mark.line + first_line})"
+        message += " (YAML)"
         if mark is None:
             raise InputError(message, path) from None
         raise InputError(message, path, mark.line + first_line, mark.column + 1) from None
-    except yaml.YAMLError as exc:
+    except YAMLError as exc:
         raise InputError(f"{exc} (YAML)", path) from None
     except RecursionError:  # not met since the checks above; kept as a message, not a crash
         raise InputError(TOO_DEEP, path) from None
-    finally:
-        loader.dispose()
 
 
 def _key(key: Any) -> str:
@@ -177,7 +218,7 @@ def plain(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return sorted((plain(v) for v in value), key=repr)
     if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
+        return NumberText(str(value))
     if isinstance(value, bytes):
         return value.decode("ascii", "replace")
     if value is None or isinstance(value, (str, int, float, bool)):

@@ -187,7 +187,8 @@ def _listed(item: Item, fields: Sequence[str]) -> dict[str, Any]:
 
 
 def _every_field(item: Item) -> dict[str, Any]:
-    return _prune({**item.data, "_source": item.source})
+    """Every field as it is, empty ones included (the verbose view is the record)."""
+    return {**item.data, "_source": item.source}
 
 
 def _prune(view: Mapping[str, Any]) -> dict[str, Any]:

@@ -127,24 +127,15 @@ def split_front_matter(text: str, path: str) -> tuple[str | None, str, int]:
 
 
 def _load_yaml(front: str, path: str) -> Mapping[str, Any]:
-    import yaml  # deferred: only reading notes pays for it
+    # deferred: only reading notes pays for it. The one YAML 1.2 reader agentout has:
+    # safe, alias bombs and depth refused, any error on a value located.
+    from agentout.sources.collection.safe_yaml import load_documents
 
-    from agentout.sources.collection.safe_yaml import TOO_DEEP, deeper_than_max
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        deep = deeper_than_max(front)  # before libyaml's composer, which can crash on it
-        if deep is not None:
-            raise NoteError(f"broken front matter: {TOO_DEEP}", path, 2 + deep)
-        value = yaml.load(front, Loader=loader)  # a safe loader, never yaml.Loader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = 2 + mark.line if mark is not None else 1
-        message = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
-        if context and context_mark is not None:  # where the unfinished construct began
-            message += f" {context} (from line {2 + context_mark.line})"
-        raise NoteError(f"broken front matter: {message}", path, line) from None
+        documents = list(load_documents(front, path, first_line=2))
+    except InputError as exc:
+        raise NoteError(f"broken front matter: {exc.message}", path, exc.line or 1) from None
+    value = documents[0] if documents else None
     if value is None:
         return {}
     if not isinstance(value, dict):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentout.records import Lines, Record, Result
+from agentout.records import Lines, Record, Result, present
 from agentout.sources.notes.graph import Direction, Edge, shortest_path, tree
 from agentout.sources.notes.parse import ParsedNote
 from agentout.sources.notes.vault import Vault
@@ -52,7 +52,7 @@ def note_record(
 ) -> Record:
     """The note as N, then N+S, then N+S+B (views only for the parts it has)."""
     meta = {"id": note.id, "type": note.type, "title": note.title, "tags": list(note.tags)}
-    lines: list[tuple[str, Mapping[str, Any]]] = [("N", {**meta, **(extra or {})})]
+    lines: list[tuple[str, Mapping[str, Any]]] = [("N", present({**meta, **(extra or {})}))]
     views = [Lines(*lines)]
     if summary and note.summary:
         lines.append(("S", {"id": note.id, "summary": note.summary}))
@@ -72,7 +72,7 @@ def edge_record(edge: Edge) -> Record:
         "heading": edge.heading,
         "dangling": True if edge.dangling else None,
     }
-    return Record.of(fields, kind="E")
+    return Record.of(present(fields), kind="E")
 
 
 def _header(vault: Vault, mode: str, notes: int, **fields: Any) -> dict[str, Any]:

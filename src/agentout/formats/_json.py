@@ -1,0 +1,93 @@
+"""What every format shares: JSON text as agentout writes it, and the marks in the header.
+
+``dumps`` writes compact JSON (RFC 8259: a number JSON cannot hold is written as its
+text in a string, never as ``NaN`` or ``Infinity``), UTF-8 as is except for the
+characters that can hide, reorder or break text: C0 and C1 controls, DEL, the bidi
+controls U+202A-U+202E and U+2066-U+2069, and the line breaks U+2028, U+2029 and U+0085.
+Those are written as JSON escapes (``\\u001b``, ``\\u202e``) in every format, so no
+format hands a terminal an escape sequence or an editor a reordered line.
+
+``Marks`` is what the header says about the records shown: how many numbers are
+written as text (``numbers_as_text``) and which fields were cut (``cut``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentout.values import Cut, json_safe
+from agentout.visible import INVISIBLE
+
+__all__ = ["UNSAFE", "Marks", "dumps", "escape", "has_unsafe"]
+
+# Characters no format writes raw (see the module doc): C0 controls and what
+# agentout.visible calls invisible.
+UNSAFE = "\x00-\x1f" + INVISIBLE
+_UNSAFE = re.compile(f"[{UNSAFE}]")
+_LEFT_RAW_BY_JSON = re.compile(f"[{INVISIBLE}]")
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def escape(text: str) -> str:
+    """``text`` with every character no format writes raw as a JSON escape."""
+    return _UNSAFE.sub(_escaped, text)
+
+
+def has_unsafe(text: str) -> bool:
+    return _UNSAFE.search(text) is not None
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON, RFC 8259, with the unsafe characters escaped (see the module doc)."""
+    try:
+        text = json.dumps(
+            value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str
+        )
+    except ValueError:  # a non-finite float, or an integer too long to print
+        text = json.dumps(
+            json_safe(value),
+            ensure_ascii=False,
+            separators=(",", ":"),
+            allow_nan=False,
+            default=str,
+        )
+    return _LEFT_RAW_BY_JSON.sub(_escaped, text)
+
+
+@dataclass
+class Marks:
+    """The header's account of the values shown: numbers written as text, fields cut.
+
+    ``cut`` maps a record's position among those shown (from 0) to its cut fields and
+    how many characters each lost.
+    """
+
+    numbers: int = 0
+    cut: dict[int, dict[str, int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, views: Iterable[Mapping[str, Any]], *, cuts: bool = True) -> Marks:
+        marks = cls()
+        found = [0]
+        for index, view in enumerate(views):
+            for key, value in view.items():
+                json_safe(value, found)
+                if cuts and isinstance(value, Cut):
+                    marks.cut.setdefault(index, {})[str(key)] = value.more
+        marks.numbers = found[0]
+        return marks
+
+    def fields(self) -> dict[str, Any]:
+        """The header fields: ``numbers_as_text`` and ``cut``, each only when there is one."""
+        out: dict[str, Any] = {}
+        if self.numbers:
+            out["numbers_as_text"] = self.numbers
+        if self.cut:
+            out["cut"] = {str(index): fields for index, fields in self.cut.items()}
+        return out
