@@ -1,9 +1,9 @@
 """The secret formats agentout looks for: read from detect-secrets, plus what it lacks.
 
 Each ``Rule`` is a Python regular expression that finds one kind of secret exactly, and a
-``candidate``: an RE2 expression that matches wherever the exact one does (lookarounds and
-back-references removed), so one linear-time RE2 pass over a chunk finds every line worth
-a closer look.
+``candidate``: an RE2 expression that matches wherever the exact one does (lookarounds
+removed, a back-reference replaced by a copy of its group), so one linear-time RE2 pass
+over a chunk finds every line worth a closer look, and few others.
 
 Most rules come from detect-secrets' plugin classes, read from the installed version: the
 ``denylist`` of each regex-based detector that names a credential format, the keyword
@@ -11,24 +11,20 @@ detector's quoted-assignment expressions (its default for text of no known file 
 the private key headers. Its high-entropy, IP-address and prefix-less detectors are left
 out: they match commit hashes, checksums and other facts. agentout adds the formats that
 version lacks (``ADDED``), the bodies of private key blocks, ``Authorization`` headers and
-``KEY=value`` assignments whose key names a secret.
+``KEY=value`` assignments whose key names a secret (``agentout.redact._scan``).
 
 Importing detect-secrets costs about a fifth of a second, more than a small command's whole
 budget, so the rules read from it are kept in agentout's cache directory, keyed by the
-files they were read from, and read back from there by every later process.
+files they were read from, and read back from there by every later process (once per
+process).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib.util
-import json
 import os
 import re
-from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "ADDED",
@@ -91,14 +87,15 @@ ADDED: tuple[tuple[str, str], ...] = (
 # Private key blocks detect-secrets' header list lacks.
 ADDED_KEY_HEADERS = ("BEGIN ENCRYPTED PRIVATE KEY",)
 # Bump when the reading below changes, so caches written by older code are not used.
-_READER_VERSION = "1"
+_READER_VERSION = "2"
 _CACHE_ENV = "AGENTOUT_CACHE_DIR"
-_LOOKAROUND = re.compile(r"\(\?<?[=!](?:[^()\\]|\\.)*\)")
-_LONG_REPEAT = re.compile(r"\{(\d+),\d{4,}\}")
+_LOOKAROUND = r"\(\?<?[=!](?:[^()\\]|\\.)*\)"
+_LONG_REPEAT = r"\{(\d+),\d{4,}\}"
+# What Python's \s matches in a line (RE2's \s is narrower); never "\n", as below.
+_SPACE = r"\t\x0b-\r \x1c-\x1f"
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One kind of secret: its exact expression and the RE2 candidate that finds it."""
 
     kind: str
@@ -111,19 +108,33 @@ class Rule:
     source: str = "agentout"
 
 
-@dataclass(frozen=True)
-class RuleSet:
+class RuleSet(NamedTuple):
     rules: tuple[Rule, ...]
     keywords: tuple[str, ...]  # detect-secrets' keyword denylist (regex fragments)
     key_headers: tuple[str, ...]  # "BEGIN RSA PRIVATE KEY", ...
     origin: str  # which detect-secrets the rules were read from
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+    def to_json(self, fingerprint: str = "") -> str:
+        import json
+
+        data = {
+            "fingerprint": fingerprint,
+            "rules": [rule._asdict() for rule in self.rules],
+            "keywords": self.keywords,
+            "key_headers": self.key_headers,
+            "origin": self.origin,
+        }
+        return json.dumps(data, sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> RuleSet:
+    def from_json(cls, text: str, fingerprint: str = "") -> RuleSet:
+        """The rule set written by ``to_json``; ValueError if it was written for other
+        files than ``fingerprint`` says, or is not a rule set."""
+        import json
+
         data = json.loads(text)
+        if data.get("fingerprint", "") != fingerprint:
+            raise ValueError("the cached rules were read from other files")
         return cls(
             rules=tuple(Rule(**rule) for rule in data["rules"]),
             keywords=tuple(data["keywords"]),
@@ -133,44 +144,85 @@ class RuleSet:
 
 
 def re2_candidate(pattern: str, ignore_case: bool) -> str:
-    """``pattern`` without its lookarounds, and with repetitions over RE2's limit of 1000
-    left open: RE2 syntax that matches wherever ``pattern`` does."""
-    candidate = _wide_spaces(_LOOKAROUND.sub("", pattern))
-    candidate = _LONG_REPEAT.sub(lambda m: "{" + m.group(1) + ",}", candidate)
+    r"""``pattern`` as RE2 syntax that matches wherever it does in a line: lookarounds
+    removed, each back-reference replaced by a copy of the group it refers to, ``\s``
+    widened to Python's, and repetitions over RE2's limit of 1000 left open.
+
+    The exact rules run on one line at a time, so the candidate never matches a line end
+    (not in ``\s``, nor in a negated class): a hit stays within the line it is on."""
+    candidate = re.sub(_LOOKAROUND, "", pattern)
+    candidate = _rewrite(candidate, _groups(candidate))
+    candidate = re.sub(_LONG_REPEAT, lambda m: "{" + m.group(1) + ",}", candidate)
     return f"(?i:{candidate})" if ignore_case else f"(?:{candidate})"
 
 
-_SPACE = r"\t-\r \x1c-\x1f"  # what Python's \s matches in bytes; RE2's \s is narrower
-
-
-def _wide_spaces(pattern: str) -> str:
-    r"""``\s`` as Python means it (RE2's lacks \v and \x1c-\x1f), except inside a negated
-    class, where the narrower one excludes less and so still matches more."""
-    out: list[str] = []
-    i, klass = 0, ""  # klass: "" outside a class, "[" inside one, "^" inside a negated one
+def _pieces(pattern: str) -> list[tuple[str, str]]:
+    """``pattern`` cut into pieces, each with where it stands: "" outside a character
+    class, "[" inside one, "^" inside a negated one. An escape is one piece, and so is a
+    class's opening (``[``, ``[^``, with a ``]`` right after it, which is literal)."""
+    pieces: list[tuple[str, str]] = []
+    i, klass = 0, ""
     while i < len(pattern):
         c = pattern[i]
         if c == "\\" and i + 1 < len(pattern):
-            pair = pattern[i : i + 2]
-            if pair == r"\s" and klass != "^":
-                out.append(_SPACE if klass else f"[{_SPACE}]")
-            else:
-                out.append(pair)
+            pieces.append((pattern[i : i + 2], klass))
             i += 2
             continue
         if c == "[" and not klass:
             klass = "^" if pattern[i + 1 : i + 2] == "^" else "["
             step = 2 if klass == "^" else 1
-            out.append(pattern[i : i + step])
+            step += pattern[i + step : i + step + 1] == "]"
+            pieces.append((pattern[i : i + step], ""))
             i += step
-            if pattern[i : i + 1] == "]":
-                out.append("]")
-                i += 1
             continue
         if c == "]" and klass:
+            pieces.append((c, klass))
             klass = ""
-        out.append(c)
+            i += 1
+            continue
+        pieces.append((c, klass))
         i += 1
+    return pieces
+
+
+def _groups(pattern: str) -> dict[int, str]:
+    """The text of each numbered capture group of ``pattern``."""
+    groups: dict[int, str] = {}
+    stack: list[tuple[int, int]] = []  # (group number or 0, where its text starts)
+    number, at = 0, 0
+    for piece, klass in _pieces(pattern):
+        if piece == "(" and not klass:
+            rest = pattern[at + 1 :]
+            if not rest.startswith("?"):
+                number += 1
+                stack.append((number, at + 1))
+            elif rest.startswith("?P<"):
+                number += 1
+                stack.append((number, pattern.index(">", at) + 1))
+            else:
+                stack.append((0, at))
+        elif piece == ")" and not klass and stack:
+            group, start = stack.pop()
+            if group:
+                groups[group] = pattern[start:at]
+        at += len(piece)
+    return groups
+
+
+def _rewrite(pattern: str, groups: dict[int, str]) -> str:
+    r"""Back-references replaced by their group's text; ``\s`` as Python means it (RE2's
+    lacks \v and \x1c-\x1f), except inside a negated class, where the narrower one
+    excludes less and so still matches more; a negated class excludes "\n" too."""
+    out: list[str] = []
+    for piece, klass in _pieces(pattern):
+        if piece.startswith("[^") and not klass:
+            out.append(r"[^\n\]" if piece == "[^]" else r"[^\n")
+        elif piece == r"\s" and klass != "^":
+            out.append(_SPACE if klass else f"[{_SPACE}]")
+        elif not klass and len(piece) == 2 and piece[0] == "\\" and piece[1] in "123456789":
+            out.append(f"(?:{_rewrite(groups[int(piece[1])], {})})")
+        else:
+            out.append(piece)
     return "".join(out)
 
 
@@ -206,17 +258,16 @@ def read_detect_secrets() -> RuleSet:
             rules.append(_rule(kind, compiled, group, f"detect-secrets {name}"))
     for kind, pattern in ADDED:
         rules.append(_rule(kind, re.compile(pattern), False, "agentout"))
-    keywords = tuple(keyword.DENYLIST)
-    candidate = "(?i:" + "|".join(keywords) + ")"
     # Its default for text of no known type: the value must be quoted.
     for compiled, group_number in keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP.items():
+        ignore_case = bool(compiled.flags & re.IGNORECASE)
         rules.append(
             Rule(
                 kind="keyword",
                 pattern=compiled.pattern,
-                ignore_case=bool(compiled.flags & re.IGNORECASE),
+                ignore_case=ignore_case,
                 group=group_number,
-                candidate=candidate,
+                candidate=re2_candidate(compiled.pattern, ignore_case),
                 check="keyword",
                 source="detect-secrets KeywordDetector",
             )
@@ -226,62 +277,92 @@ def read_detect_secrets() -> RuleSet:
     )
     return RuleSet(
         rules=tuple(rules),
-        keywords=keywords,
+        keywords=tuple(keyword.DENYLIST),
         key_headers=headers + ADDED_KEY_HEADERS,
         origin=f"detect-secrets {version.VERSION}",
     )
 
 
 def _fingerprint() -> str | None:
-    """A digest of the files the rules are read from, found without importing them."""
+    """What the rules are read from (each file's path, size and time), found without
+    importing it; None when detect-secrets is not installed or cannot be read."""
+    import importlib.util
+
     spec = importlib.util.find_spec("detect_secrets")
     if spec is None or not spec.submodule_search_locations:
         return None
-    root = Path(next(iter(spec.submodule_search_locations)))
-    digest = hashlib.sha256(_READER_VERSION.encode())
-    sources = [Path(__file__), root / "__version__.py", *sorted((root / "plugins").glob("*.py"))]
+    root = next(iter(spec.submodule_search_locations))
+    plugins = os.path.join(root, "plugins")
+    try:
+        names = sorted(n for n in os.listdir(plugins) if n.endswith(".py"))
+    except OSError:
+        return None
+    sources = [__file__, os.path.join(root, "__version__.py")]
+    sources += [os.path.join(plugins, name) for name in names]
+    parts = [_READER_VERSION]
     for path in sources:
         try:
-            info = path.stat()
+            info = os.stat(path)
         except OSError:
             return None
-        digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
-    return digest.hexdigest()[:16]
+        parts.append(f"{path}\0{info.st_size}\0{info.st_mtime_ns}")
+    return "\n".join(parts)
 
 
-def _cache_dir() -> Path:
+def _cache_dir() -> str:
     configured = os.environ.get(_CACHE_ENV)
     if configured:
-        return Path(configured).expanduser() / "redact"
+        return os.path.join(os.path.expanduser(configured), "redact")
     import platformdirs  # deferred: most commands never need it
 
-    return Path(platformdirs.user_cache_dir("agentout")) / "redact"
+    return os.path.join(platformdirs.user_cache_dir("agentout"), "redact")
+
+
+_LOADED: dict[str, RuleSet] = {}  # by cache file: read once per process
 
 
 def load_rules(cache: bool = True) -> RuleSet:
     """The rule set: from the cache when it was read from these very files, else read
     from detect-secrets (and cached for the next process; a cache that cannot be written
-    is only slower)."""
+    is only slower). Read once per process."""
     fingerprint = _fingerprint() if cache else None
-    path = _cache_dir() / f"rules-{fingerprint}.json" if fingerprint else None
-    if path is not None:
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-            return RuleSet.from_json(path.read_text(encoding="utf-8"))
-    rules = read_detect_secrets()
-    if path is not None:
+    if fingerprint is None:
+        return read_detect_secrets()
+    path = _cache_path(fingerprint)
+    rules = _LOADED.get(path) or _cached(path, fingerprint)
+    if rules is None:
+        rules = read_detect_secrets()
         with contextlib.suppress(OSError):
-            _write(path, rules.to_json())
+            _write(path, rules.to_json(fingerprint))
+    _LOADED[path] = rules
     return rules
 
 
-def _write(path: Path, text: str) -> None:
+def _cache_path(fingerprint: str) -> str:
+    import zlib  # a name for the file; the fingerprint inside it is what is checked
+
+    name = f"rules-{zlib.crc32(fingerprint.encode('utf-8', 'surrogateescape')):08x}.json"
+    return os.path.join(_cache_dir(), name)
+
+
+def _cached(path: str, fingerprint: str) -> RuleSet | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return RuleSet.from_json(handle.read(), fingerprint)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _write(path: str, text: str) -> None:
+    from pathlib import Path
+
     from agentout.spill import SpillError, private_dir
 
     try:
-        private_dir(path.parent, "the redaction rules cache")
+        private_dir(Path(path).parent, "the redaction rules cache")
     except SpillError as exc:  # an unsafe directory is not used
         raise OSError(str(exc)) from exc
-    temp = path.with_name(f".{path.name}.{os.getpid()}")
+    temp = f"{path}.{os.getpid()}.partial"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
