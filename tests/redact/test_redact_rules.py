@@ -31,35 +31,57 @@ def test_every_detect_secrets_plugin_is_used_or_left_out_for_a_reason() -> None:
     assert not set(PLUGINS) & set(EXCLUDED)
 
 
-def test_the_cache_holds_what_detect_secrets_says(
+def test_the_shipped_rules_are_what_this_detect_secrets_says() -> None:
+    from agentout.redact import _shipped
+
+    # When this fails, detect-secrets or the reader changed: python -m agentout.redact._rules
+    assert _rules._source_digest() == _shipped.DIGEST
+    assert _rules._shipped(_shipped.DIGEST) == read_detect_secrets()
+    assert _rules._shipped("another detect-secrets") is None
+
+
+def test_another_detect_secrets_is_read_once_and_cached(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AGENTOUT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_rules, "_shipped", lambda digest: None)  # as for another version
+    monkeypatch.setattr(_rules, "_LOADED", {})
     fresh = read_detect_secrets()
     assert load_rules() == fresh
     cached = list((tmp_path / "redact").glob("rules-*.json"))
     assert len(cached) == 1
     assert cached[0].stat().st_mode & 0o077 == 0
-    _rules._LOADED.clear()  # as a new process would
-    assert load_rules() == fresh  # read back
+    reads = []
+
+    def read() -> RuleSet:
+        reads.append(1)
+        return fresh
+
+    monkeypatch.setattr(_rules, "read_detect_secrets", read)
+    monkeypatch.setattr(_rules, "_LOADED", {})  # as a new process would
+    assert load_rules() == fresh
+    assert reads == []  # read back from the cache
+    stamp = f"{_rules._source_digest()} | {_rules._reader_stamp()}"
     for broken in ("{broken", '{"fingerprint": "other files"}', "[]"):
         cached[0].write_text(broken)
-        _rules._LOADED.clear()
+        monkeypatch.setattr(_rules, "_LOADED", {})
         assert load_rules() == fresh  # a broken or stale cache is only slower
-        assert RuleSet.from_json(cached[0].read_text(), _rules._fingerprint() or "") == fresh
+        assert RuleSet.from_json(cached[0].read_text(), stamp) == fresh
+    assert len(reads) == 3
 
 
-def test_the_cache_is_read_without_importing_detect_secrets(tmp_path: Path) -> None:
-    env = {**os.environ, "AGENTOUT_CACHE_DIR": str(tmp_path)}
+def test_redacting_imports_neither_detect_secrets_nor_a_cache_reader(tmp_path: Path) -> None:
+    env = {**os.environ, "AGENTOUT_CACHE_DIR": str(tmp_path / "none")}
+    env.pop("PYTHONPATH", None)
     code = (
         "import sys; from agentout.redact import Redactor\n"
-        "out, found = Redactor({}).redact_bytes(b'GH_TOKEN=ghp_' + b'a1B2' * 9 + b'\\n')\n"
-        "print(found.total, 'detect_secrets' in sys.modules)"
+        "out, found = Redactor.from_environ().redact_bytes(b'GH_TOKEN=ghp_' + b'a1B2' * 9)\n"
+        "heavy = ('detect_secrets', 'platformdirs', 'json', 'hashlib', 'dataclasses')\n"
+        "print(found.total, *sorted(name for name in heavy if name in sys.modules))"
     )
-    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert first.stdout.split() == ["1", "True"], first.stderr  # read, then cached
-    assert again.stdout.split() == ["1", "False"], again.stderr
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.stdout.split() == ["1"], done.stderr
+    assert not (tmp_path / "none").exists()  # nothing to cache: the shipped rules did
 
 
 def test_rules_name_their_source() -> None:

@@ -21,10 +21,9 @@ process).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
 __all__ = [
     "ADDED",
@@ -90,36 +89,128 @@ ADDED_KEY_HEADERS = ("BEGIN ENCRYPTED PRIVATE KEY",)
 _READER_VERSION = "2"
 _CACHE_ENV = "AGENTOUT_CACHE_DIR"
 _LOOKAROUND = r"\(\?<?[=!](?:[^()\\]|\\.)*\)"
-_LONG_REPEAT = r"\{(\d+),\d{4,}\}"
+_REPEAT = r"(?<!\\)\{(\d+)(,(\d*))?\}"
+# A repetition of more than this many is only asked for this many (and any more): RE2
+# compiles a counted repetition as that many copies, and a candidate need not count.
+_COUNT = 16
 # What Python's \s matches in a line (RE2's \s is narrower); never "\n", as below.
 _SPACE = r"\t\x0b-\r \x1c-\x1f"
 
 
-class Rule(NamedTuple):
-    """One kind of secret: its exact expression and the RE2 candidate that finds it."""
+class Rule:
+    """One kind of secret: its exact expression and the RE2 candidate that finds it.
+
+    A plain immutable class (not a NamedTuple or dataclass: making one of those costs a
+    millisecond at import, and every process that redacts imports this)."""
+
+    __slots__ = (
+        "candidate",
+        "check",
+        "extend",
+        "group",
+        "ignore_case",
+        "kind",
+        "pattern",
+        "source",
+    )
+    FIELDS = ("kind", "pattern", "ignore_case", "group", "candidate", "extend", "check", "source")
 
     kind: str
     pattern: str  # Python ``re`` syntax, compiled as bytes
     ignore_case: bool
     group: int  # 0: the whole match is the secret; N: group N; -1: the last non-empty group
     candidate: str  # RE2 syntax; matches at least wherever ``pattern`` does
-    extend: str = ""  # a character class the secret is extended over, to its end
-    check: str = ""  # "jwt": the match must decode as a JWT; "keyword": a keyword's value
-    source: str = "agentout"
+    extend: str  # a character class the secret is extended over, to its end
+    check: str  # "jwt": the match must decode as a JWT; "keyword": a keyword's value
+    source: str
+
+    def __init__(
+        self,
+        kind: str,
+        pattern: str,
+        ignore_case: bool,
+        group: int,
+        candidate: str,
+        extend: str = "",
+        check: str = "",
+        source: str = "agentout",
+    ) -> None:
+        values = (kind, pattern, ignore_case, group, candidate, extend, check, source)
+        for name, value in zip(self.FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Rule is immutable: cannot set {name!r}")
+
+    def astuple(self) -> tuple[str, str, bool, int, str, str, str, str]:
+        return (
+            self.kind,
+            self.pattern,
+            self.ignore_case,
+            self.group,
+            self.candidate,
+            self.extend,
+            self.check,
+            self.source,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rule) and self.astuple() == other.astuple()
+
+    def __hash__(self) -> int:
+        return hash(self.astuple())
+
+    def __repr__(self) -> str:
+        return f"Rule{self.astuple()!r}"
 
 
-class RuleSet(NamedTuple):
+class RuleSet:
+    """The rules, and what the context rules need from detect-secrets."""
+
+    __slots__ = ("key_headers", "keywords", "origin", "rules")
     rules: tuple[Rule, ...]
     keywords: tuple[str, ...]  # detect-secrets' keyword denylist (regex fragments)
     key_headers: tuple[str, ...]  # "BEGIN RSA PRIVATE KEY", ...
     origin: str  # which detect-secrets the rules were read from
+
+    def __init__(
+        self,
+        rules: tuple[Rule, ...],
+        keywords: tuple[str, ...],
+        key_headers: tuple[str, ...],
+        origin: str,
+    ) -> None:
+        for name, value in (
+            ("rules", rules),
+            ("keywords", keywords),
+            ("key_headers", key_headers),
+            ("origin", origin),
+        ):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"RuleSet is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RuleSet) and (
+            self.rules,
+            self.keywords,
+            self.key_headers,
+            self.origin,
+        ) == (other.rules, other.keywords, other.key_headers, other.origin)
+
+    def __hash__(self) -> int:
+        return hash((self.rules, self.keywords, self.key_headers, self.origin))
+
+    def __repr__(self) -> str:
+        return f"RuleSet({self.origin!r}, {len(self.rules)} rules)"
 
     def to_json(self, fingerprint: str = "") -> str:
         import json
 
         data = {
             "fingerprint": fingerprint,
-            "rules": [rule._asdict() for rule in self.rules],
+            "rules": [dict(zip(Rule.FIELDS, rule.astuple(), strict=True)) for rule in self.rules],
             "keywords": self.keywords,
             "key_headers": self.key_headers,
             "origin": self.origin,
@@ -146,14 +237,25 @@ class RuleSet(NamedTuple):
 def re2_candidate(pattern: str, ignore_case: bool) -> str:
     r"""``pattern`` as RE2 syntax that matches wherever it does in a line: lookarounds
     removed, each back-reference replaced by a copy of the group it refers to, ``\s``
-    widened to Python's, and repetitions over RE2's limit of 1000 left open.
+    widened to Python's, and long repetitions asked for at least 16 (``{36}`` becomes
+    ``{16,}``), which also keeps them under RE2's limit of 1000.
 
     The exact rules run on one line at a time, so the candidate never matches a line end
     (not in ``\s``, nor in a negated class): a hit stays within the line it is on."""
     candidate = re.sub(_LOOKAROUND, "", pattern)
     candidate = _rewrite(candidate, _groups(candidate))
-    candidate = re.sub(_LONG_REPEAT, lambda m: "{" + m.group(1) + ",}", candidate)
+    candidate = re.sub(_REPEAT, _fewer, candidate)
     return f"(?i:{candidate})" if ignore_case else f"(?:{candidate})"
+
+
+def _fewer(repeat: re.Match[str]) -> str:
+    """``{n}``, ``{n,}``, ``{n,m}`` counting no more than ``_COUNT``, and matching more."""
+    least, most = int(repeat.group(1)), repeat.group(3)
+    if least > _COUNT:
+        return f"{{{_COUNT},}}"
+    if repeat.group(2) and most and int(most) > _COUNT:
+        return f"{{{least},}}"
+    return repeat.group(0)
 
 
 def _pieces(pattern: str) -> list[tuple[str, str]]:
@@ -283,30 +385,38 @@ def read_detect_secrets() -> RuleSet:
     )
 
 
-def _fingerprint() -> str | None:
-    """What the rules are read from (each file's path, size and time), found without
-    importing it; None when detect-secrets is not installed or cannot be read."""
-    import importlib.util
+_DIGEST: list[str | None] = []  # found once per process
 
-    spec = importlib.util.find_spec("detect_secrets")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    root = next(iter(spec.submodule_search_locations))
-    plugins = os.path.join(root, "plugins")
-    try:
-        names = sorted(n for n in os.listdir(plugins) if n.endswith(".py"))
-    except OSError:
-        return None
-    sources = [__file__, os.path.join(root, "__version__.py")]
-    sources += [os.path.join(plugins, name) for name in names]
-    parts = [_READER_VERSION]
-    for path in sources:
+
+def _source_digest() -> str | None:
+    """What says which detect-secrets the rules are read from: its version file, and the
+    name and size of each plugin source. Found without importing it, once per process;
+    None when it is not installed as files."""
+    if _DIGEST:
+        return _DIGEST[0]
+    import importlib.machinery
+
+    digest = None
+    spec = importlib.machinery.PathFinder.find_spec("detect_secrets")
+    if spec is None:  # installed some other way than on sys.path
+        import importlib.util
+
+        spec = importlib.util.find_spec("detect_secrets")
+    if spec is not None and spec.submodule_search_locations:
+        root = next(iter(spec.submodule_search_locations))
         try:
-            info = os.stat(path)
-        except OSError:
-            return None
-        parts.append(f"{path}\0{info.st_size}\0{info.st_mtime_ns}")
-    return "\n".join(parts)
+            with open(os.path.join(root, "__version__.py"), encoding="utf-8") as handle:
+                version = " ".join(handle.read().split())
+            sizes = sorted(
+                f"{entry.name}:{entry.stat().st_size}"
+                for entry in os.scandir(os.path.join(root, "plugins"))
+                if entry.name.endswith(".py")
+            )
+            digest = f"{version} | {' '.join(sizes)}"
+        except (OSError, ValueError):
+            pass
+    _DIGEST.append(digest)
+    return digest
 
 
 def _cache_dir() -> str:
@@ -318,39 +428,110 @@ def _cache_dir() -> str:
     return os.path.join(platformdirs.user_cache_dir("agentout"), "redact")
 
 
-_LOADED: dict[str, RuleSet] = {}  # by cache file: read once per process
+_LOADED: dict[str, RuleSet] = {}  # by digest: read once per process
 
 
 def load_rules(cache: bool = True) -> RuleSet:
-    """The rule set: from the cache when it was read from these very files, else read
-    from detect-secrets (and cached for the next process; a cache that cannot be written
-    is only slower). Read once per process."""
-    fingerprint = _fingerprint() if cache else None
-    if fingerprint is None:
+    """The rule set, read from detect-secrets once and kept:
+
+    - those agentout ships (``_shipped``), when the installed detect-secrets is the one
+      they were read from: nothing else to read;
+    - else those of agentout's cache directory, read from this detect-secrets by this
+      reader in an earlier process;
+    - else read from detect-secrets now (a slow import), and cached for the next process
+      (a cache that cannot be written is only slower).
+
+    Read once per process; ``cache=False`` reads detect-secrets whatever is kept."""
+    digest = _source_digest() if cache else None
+    if digest is None:
         return read_detect_secrets()
-    path = _cache_path(fingerprint)
-    rules = _LOADED.get(path) or _cached(path, fingerprint)
+    rules = _LOADED.get(digest) or _shipped(digest)
     if rules is None:
-        rules = read_detect_secrets()
-        with contextlib.suppress(OSError):
-            _write(path, rules.to_json(fingerprint))
-    _LOADED[path] = rules
+        import contextlib
+        import zlib
+
+        stamp = f"{digest} | {_reader_stamp()}"
+        name = f"rules-{zlib.crc32(stamp.encode('utf-8', 'surrogateescape')):08x}.json"
+        path = os.path.join(_cache_dir(), name)
+        rules = _cached(path, stamp)
+        if rules is None:
+            rules = read_detect_secrets()
+            with contextlib.suppress(OSError):
+                _write(path, rules.to_json(stamp))
+    _LOADED[digest] = rules
     return rules
 
 
-def _cache_path(fingerprint: str) -> str:
-    import zlib  # a name for the file; the fingerprint inside it is what is checked
+def _reader_stamp() -> str:
+    """Which reader wrote a cache: its version, and this file's size and time."""
+    info = os.stat(__file__)
+    return f"reader {_READER_VERSION} {info.st_size} {info.st_mtime_ns}"
 
-    name = f"rules-{zlib.crc32(fingerprint.encode('utf-8', 'surrogateescape')):08x}.json"
-    return os.path.join(_cache_dir(), name)
+
+def _shipped(digest: str) -> RuleSet | None:
+    from agentout.redact import _shipped as shipped
+
+    if digest != shipped.DIGEST:
+        return None
+    return RuleSet(
+        rules=tuple(Rule(*rule) for rule in shipped.RULES),
+        keywords=shipped.KEYWORDS,
+        key_headers=shipped.KEY_HEADERS,
+        origin=shipped.ORIGIN,
+    )
 
 
-def _cached(path: str, fingerprint: str) -> RuleSet | None:
+def _cached(path: str, digest: str) -> RuleSet | None:
     try:
         with open(path, encoding="utf-8") as handle:
-            return RuleSet.from_json(handle.read(), fingerprint)
+            return RuleSet.from_json(handle.read(), digest)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def write_shipped(path: str) -> None:
+    """Write the rules read from the installed detect-secrets as the module agentout
+    ships (``python -m agentout.redact._rules``, after upgrading detect-secrets or
+    changing this reader; a test says when it is due)."""
+    import json
+    import subprocess
+    import sys
+
+    digest = _source_digest()
+    if digest is None:
+        raise RuntimeError("detect-secrets is not installed as files")
+    rules = read_detect_secrets()
+
+    def text(value: str) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    lines = [
+        f'"""The rules agentout read from {rules.origin}: written by',
+        "``python -m agentout.redact._rules`` (do not edit). ``load_rules`` uses them when the",
+        "installed detect-secrets and agentout's reader are the very files they were read from",
+        "(``DIGEST``), so that a process that redacts neither imports detect-secrets nor",
+        'reads a cache."""',
+        "",
+        "# ruff: noqa: E501",
+        "",
+        f"DIGEST = {text(digest)}",
+        f"ORIGIN = {text(rules.origin)}",
+        "KEYWORDS: tuple[str, ...] = (",
+        *(f"    {text(word)}," for word in rules.keywords),
+        ")",
+        "KEY_HEADERS: tuple[str, ...] = (",
+        *(f"    {text(header)}," for header in rules.key_headers),
+        ")",
+        "RULES: tuple[tuple[str, str, bool, int, str, str, str, str], ...] = (",
+    ]
+    for rule in rules.rules:
+        lines.append("    (")
+        lines += [f"        {text(v) if isinstance(v, str) else repr(v)}," for v in rule.astuple()]
+        lines.append("    ),")
+    lines.append(")")
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("\n".join(lines) + "\n")
+    subprocess.run([sys.executable, "-m", "ruff", "format", "-q", path], check=False)
 
 
 def _write(path: str, text: str) -> None:
@@ -369,6 +550,12 @@ def _write(path: str, text: str) -> None:
             out.write(text)
         os.replace(temp, path)
     except BaseException:
+        import contextlib
+
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+if __name__ == "__main__":
+    write_shipped(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_shipped.py"))
