@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agentout.redact._found import Found, marker
 from agentout.redact._names import (
@@ -16,7 +17,7 @@ from agentout.redact._names import (
     redaction_enabled,
     secret_values,
 )
-from agentout.redact._stream import StreamRedactor
+from agentout.redact._stream import RedactedReader, StreamRedactor
 
 if TYPE_CHECKING:
     from typing import TypeVar
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 __all__ = ["Redactor", "default_redactor", "redact_bytes", "redact_text", "redact_value"]
+
+_READ = 1 << 16
 
 
 class Redactor:
@@ -90,6 +93,13 @@ class Redactor:
         if self._scanner is not None:
             return StreamRedactor(self._scanner)
         return StreamRedactor(lambda: self.scanner)
+
+    def reader(self, source: IO[bytes]) -> IO[bytes]:
+        """``source`` (a binary file) as it reads redacted, a line at a time or in any
+        pieces; ``source`` itself when redaction is off. Closing it leaves ``source`` open."""
+        if not self.enabled:
+            return source
+        return io.BufferedReader(RedactedReader(source, self.stream()), _READ)
 
     def redact_bytes(self, data: bytes) -> tuple[bytes, Found]:
         stream = self.stream()

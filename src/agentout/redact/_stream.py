@@ -9,15 +9,18 @@ stays within one window plus one chunk, and any chunking gives the same bytes.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from agentout.redact._found import Found
 
 if TYPE_CHECKING:
     from agentout.redact._scan import Scanner
 
-__all__ = ["KeyBlock", "StreamRedactor"]
+__all__ = ["KeyBlock", "RedactedReader", "StreamRedactor"]
+
+_READ = 1 << 16
 
 
 class KeyBlock:
@@ -100,3 +103,39 @@ class StreamRedactor:
     def _count(self, kinds: list[str]) -> None:
         for kind in kinds:
             self._counts[kind] = self._counts.get(kind, 0) + 1
+
+
+class RedactedReader(io.RawIOBase):
+    """A binary file whose reads give ``source``'s bytes with their secrets hidden, as
+    ``stream`` redacts them: wrap it in ``io.BufferedReader`` for ``readline``. Closing it
+    leaves ``source`` open."""
+
+    def __init__(self, source: IO[bytes], stream: StreamRedactor) -> None:
+        super().__init__()
+        self._source = source
+        self._stream = stream
+        self._pending = memoryview(b"")
+        self._done = False
+
+    @property
+    def found(self) -> Found:
+        """What was hidden in what was read so far."""
+        return self._stream.found
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            if self._done:
+                return 0
+            chunk = self._source.read(_READ)
+            if chunk:
+                self._pending = memoryview(self._stream.feed(chunk))
+            else:
+                self._done = True
+                self._pending = memoryview(self._stream.finish())
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
