@@ -68,8 +68,9 @@ _ASSIGNED = (
     rf"|--[A-Za-z0-9_.\-]*(?:(?i:{_KEY_WORDS})|KEY|PASS|AWS_[A-Z0-9_]+)[ \t]"
 )
 _AUTHORIZATION = r"(?i:authorization[\"']?[ \t]*[:=]|bearer[ \t]+[A-Za-z0-9\-._~+/]{16})"
-# What may stand before a line's own text: grep's "path:12:" or "path-12-", cat -n, a diff.
-_PREFIX = rb"(?:[^\s:]+:(?:\d+:)?|[^\s:]+-\d+-|[ \t]*\d+\t|[+\- ])?"
+# What may stand before a line's own text: grep's "path:12:" or "path-12-" (a path with no "="
+# in it, so a "KEY=" line is not first read as one), cat -n, a diff.
+_PREFIX = rb"(?:[^\s:=]+:(?:\d+:)?|[^\s:=]+-\d+-|[ \t]*\d+\t|[+\- ])?"
 _QUOTED = rb"\"[^\"\n]*\"|'[^'\n]*'"
 _COMMON_VALUES = frozenset(
     b"none null nil true false yes no str string bytes int bool boolean number object any"
