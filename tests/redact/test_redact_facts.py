@@ -7,6 +7,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -117,3 +118,25 @@ def test_the_facts_are_there_to_keep(outputs: dict[str, bytes]) -> None:
     assert len(outputs["sha256sum"].split()[0]) == 64
     assert b"FAILED test_things.py::test_keys[secret_name]" in outputs["pytest"]
     assert b"-rw-" in outputs["ls -la"]
+
+
+def _recorded() -> list[Any]:
+    from command_fixtures import fixtures
+
+    return fixtures()
+
+
+@pytest.mark.parametrize("fixture", _recorded(), ids=lambda f: f.id)
+def test_every_recorded_shell_corpus_run_passes_unchanged(fixture: Any) -> None:
+    # The shell corpus's real runs (git, ls, find, grep, builds, linters, tests, logs).
+    out, found = Redactor({}).redact_bytes(fixture.output)
+    assert out == fixture.output
+    assert found.total == 0
+
+
+def test_the_recorded_runs_send_no_line_to_the_exact_rules() -> None:
+    scanner = Redactor({}).scanner
+    assert scanner is not None
+    hit = {f.id: scanner._search(f.output, 0) for f in _recorded()}
+    assert sum(len(f.output) for f in _recorded()) > 1_000_000
+    assert {name: span for name, span in hit.items() if span is not None} == {}
