@@ -34,9 +34,9 @@ def test_every_detect_secrets_plugin_is_used_or_left_out_for_a_reason() -> None:
 def test_the_shipped_rules_are_what_this_detect_secrets_says() -> None:
     from agentout.redact import _shipped
 
-    # When this fails, detect-secrets or the reader changed: python -m agentout.redact._rules
-    assert _rules._source_digest() == _shipped.DIGEST
-    assert _rules._shipped(_shipped.DIGEST) == read_detect_secrets()
+    again = "detect-secrets or the reader changed: python -m agentout.redact._rules"
+    assert _rules._source_digest() == _shipped.DIGEST, again
+    assert _rules._shipped(_shipped.DIGEST) == read_detect_secrets(), again
     assert _rules._shipped("another detect-secrets") is None
 
 
