@@ -4,7 +4,8 @@ A page is a ``Result`` of the file's lines (a range, and/or those matching a pat
 packed so the output never passes the budget; lines are taken in order and whole, so a
 page is always a contiguous run of the selection, and the footer says which lines it
 shows and the exact command for the next page. JSONL files show each line's fields;
-other files show each line's text (invalid UTF-8 replaced; the file keeps the bytes).
+other files show each line's text (invalid UTF-8 replaced; the file keeps the bytes), with
+its secrets hidden (a file stored with ``--keep-secrets`` holds them).
 
 A line longer than ``PART_CHARS`` characters (``JSONL_LINE_CHARS`` in a JSONL file) is
 shown in parts of ``PART_CHARS``, one record each (``n=7 part=3``), and a page may end
@@ -183,7 +184,8 @@ def _after(piece: _Piece) -> tuple[int, int]:
 
 def _numbered(store: SpillStore, ref: str, whole: int) -> Iterator[_Piece]:
     """Each line, whole if it has at most ``whole`` characters, else in parts."""
-    with store.open_ref(ref) as handle:
+    with store.open_ref(ref) as stored:
+        handle = _redacted(stored)
         number = 0
         while raw := handle.readline(_READ_BYTES):
             number += 1
@@ -192,6 +194,14 @@ def _numbered(store: SpillStore, ref: str, whole: int) -> Iterator[_Piece]:
                 yield number, 0, _text(raw), True
             else:
                 yield from _parts(number, raw, ended, handle, whole)
+
+
+def _redacted(stored: Any) -> Any:
+    """The stored file as a page shows it: its secrets hidden (``agentout.redact``), so a
+    file stored with ``--keep-secrets``, or by an older agentout, leaks nothing here."""
+    from agentout.redact import default_redactor
+
+    return default_redactor().reader(stored)
 
 
 def _text(raw: bytes) -> str:

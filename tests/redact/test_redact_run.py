@@ -1,7 +1,7 @@
 """End to end: every secret-bearing command of the corpus, run through ``agentout run``
 with its own environment, leaves no planted value in what the agent gets, in the store,
 or in a page of ``agentout show``; with ``--keep-secrets`` the store has them, the agent
-still does not."""
+still does not, nor does a page of what was stored."""
 
 from __future__ import annotations
 
@@ -77,3 +77,6 @@ def test_keep_secrets_keeps_them_in_the_store_only(cases: list[Case], tmp_path: 
     assert int(closing_fields(text)["secrets"]) >= 1
     stored = _stored(store)
     assert any(value.encode() in stored for value in case.planted)
+    page = _agentout(case, store, "show", closing_fields(text)["ref"])  # what is stored,
+    assert "[secret: " in page  # shown as a page: hidden there too
+    assert all(value not in page for value in case.planted)

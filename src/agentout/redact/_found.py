@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 __all__ = ["MARKER", "Found", "marker"]
 
@@ -15,15 +14,22 @@ def marker(kind: str) -> bytes:
     return MARKER.format(kind=kind).encode("utf-8")
 
 
-@dataclass(frozen=True)
 class Found:
     """How many secrets were replaced, by kind (``github-token``, ``$GH_TOKEN``, ...).
 
     Kinds are kept sorted, so equal counts compare and print the same. ``total`` is what a
-    closing line reports as ``secrets=N``.
+    closing line reports as ``secrets=N``. Immutable; a plain class rather than a
+    dataclass, so that building a redactor imports nothing it does not use.
     """
 
-    kinds: tuple[tuple[str, int], ...] = ()
+    __slots__ = ("kinds",)
+    kinds: tuple[tuple[str, int], ...]
+
+    def __init__(self, kinds: tuple[tuple[str, int], ...] = ()) -> None:
+        object.__setattr__(self, "kinds", kinds)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Found is immutable: cannot set {name!r}")
 
     @classmethod
     def of(cls, kinds: Iterable[str] | Mapping[str, int]) -> Found:
@@ -54,8 +60,17 @@ class Found:
             merged[kind] = merged.get(kind, 0) + n
         return Found(tuple(sorted(merged.items())))
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Found) and self.kinds == other.kinds
+
+    def __hash__(self) -> int:
+        return hash(self.kinds)
+
     def __bool__(self) -> bool:
         return bool(self.kinds)
+
+    def __repr__(self) -> str:
+        return f"Found(kinds={self.kinds!r})"
 
     def __str__(self) -> str:
         """``secrets=3 (github-token=2, $NPM_TOKEN=1)``; ``secrets=0`` when nothing was found."""

@@ -11,9 +11,7 @@ file or directory.
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
 from collections.abc import Iterable, Mapping
 
 from agentout.errors import AgentoutError
@@ -26,6 +24,7 @@ __all__ = [
     "extra_names",
     "is_secret_name",
     "kind_of_name",
+    "matches_any",
     "redaction_enabled",
     "secret_values",
     "usable_value",
@@ -35,10 +34,11 @@ ENV_SWITCH = "AGENTOUT_REDACT"
 ENV_NAMES = "AGENTOUT_SECRET_NAMES"
 MIN_VALUE_LENGTH = 8
 
-_SECRET_NAME = re.compile(
-    r"(?:[A-Z0-9_]*_)?(?:TOKEN|SECRET|KEY|PASSWORD|PASS)"
-    r"|AWS_[A-Z0-9_]+|ANTHROPIC_API_KEY|OPENAI_API_KEY|GH_TOKEN|NPM_TOKEN"
-)
+# A conventional secret's name: upper case, digits and "_", ending with one of these words
+# (after "_", or alone), or starting with AWS_ (ANTHROPIC_API_KEY, GH_TOKEN, NPM_TOKEN, ...).
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_NAME_WORDS = ("TOKEN", "SECRET", "KEY", "PASSWORD", "PASS")
+_NAME_ENDS = tuple("_" + word for word in _NAME_WORDS)
 # AWS_* settings that name a place or a choice, not a credential: hiding their values
 # (a region, a profile name, a file) would hide facts an agent needs.
 PUBLIC_AWS = frozenset(
@@ -75,7 +75,7 @@ _COMMON = frozenset(
         "undefined",
     }
 )
-_EXTRA_NAME = re.compile(r"[A-Za-z_*][A-Za-z0-9_*]*\Z")
+_EXTRA_NAME = r"[A-Za-z_*][A-Za-z0-9_*]*\Z"
 _ON = frozenset({"1", "true", "yes", "on"})
 _OFF = frozenset({"0", "false", "no", "off"})
 
@@ -97,8 +97,12 @@ def extra_names(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """The names (or ``*`` patterns) listed in ``AGENTOUT_SECRET_NAMES``."""
     env = os.environ if environ is None else environ
     names = tuple(n.strip() for n in env.get(ENV_NAMES, "").split(",") if n.strip())
+    if not names:
+        return names
+    import re  # only when names are configured
+
     for name in names:
-        if not _EXTRA_NAME.match(name):
+        if not re.match(_EXTRA_NAME, name):
             raise AgentoutError(
                 f"{ENV_NAMES}: {name!r} is not a variable name "
                 "(letters, digits, '_', and '*' for any run of them)"
@@ -109,10 +113,21 @@ def extra_names(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
 def is_secret_name(name: str, extra: Iterable[str] = ()) -> bool:
     """Whether a variable of this name holds a secret: an upper-case name of the usual
     shapes, or one of ``extra`` (any case)."""
-    upper = name.upper()
-    if any(fnmatch.fnmatchcase(upper, pattern.upper()) for pattern in extra):
+    if extra and matches_any(name, extra):
         return True
-    return name not in PUBLIC_AWS and _SECRET_NAME.fullmatch(name) is not None
+    if name in PUBLIC_AWS or not _NAME_CHARS.issuperset(name):
+        return False
+    if name.startswith("AWS_"):
+        return len(name) > 4
+    return name in _NAME_WORDS or name.endswith(_NAME_ENDS)
+
+
+def matches_any(name: str, patterns: Iterable[str]) -> bool:
+    """Whether ``name`` is one of ``patterns`` (``*`` for any run of characters, any case)."""
+    import fnmatch  # only when names are configured
+
+    upper = name.upper()
+    return any(fnmatch.fnmatchcase(upper, pattern.upper()) for pattern in patterns)
 
 
 def kind_of_name(name: str) -> str:

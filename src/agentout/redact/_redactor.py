@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import os
-import re
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any
 
 from agentout.redact._found import Found, marker
 from agentout.redact._names import (
@@ -17,12 +17,18 @@ from agentout.redact._names import (
     redaction_enabled,
     secret_values,
 )
-from agentout.redact._scan import Scanner, plausible_value, secret_key
-from agentout.redact._stream import StreamRedactor
+from agentout.redact._stream import RedactedReader, StreamRedactor
+
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    from agentout.redact._scan import Scanner
+
+    T = TypeVar("T")
 
 __all__ = ["Redactor", "default_redactor", "redact_bytes", "redact_text", "redact_value"]
 
-T = TypeVar("T")
+_READ = 1 << 16
 
 
 class Redactor:
@@ -32,7 +38,7 @@ class Redactor:
     (``Redactor.from_environ`` takes them from the environment); ``extra_names`` are more
     variable names (``*`` allowed) whose assigned values are secrets. A redactor that is
     not ``enabled`` returns everything as it was and finds nothing. The scanner is built
-    on first use, so an unused redactor costs nothing.
+    on first use (a stream's first chunk of output), so an unused redactor costs nothing.
     """
 
     def __init__(
@@ -74,13 +80,26 @@ class Redactor:
             return None
         if self._scanner is None:
             from agentout.redact._rules import load_rules
+            from agentout.redact._scan import Scanner
 
             self._scanner = Scanner(load_rules(), self._values, self._extra)
         return self._scanner
 
     def stream(self) -> StreamRedactor:
-        """A fresh redactor for one stream of bytes (a command's output)."""
-        return StreamRedactor(self.scanner)
+        """A fresh redactor for one stream of bytes (a command's output); the scanner is
+        built when the first bytes arrive."""
+        if not self.enabled:
+            return StreamRedactor(None)
+        if self._scanner is not None:
+            return StreamRedactor(self._scanner)
+        return StreamRedactor(lambda: self.scanner)
+
+    def reader(self, source: IO[bytes]) -> IO[bytes]:
+        """``source`` (a binary file) as it reads redacted, a line at a time or in any
+        pieces; ``source`` itself when redaction is off. Closing it leaves ``source`` open."""
+        if not self.enabled:
+            return source
+        return io.BufferedReader(RedactedReader(source, self.stream()), _READ)
 
     def redact_bytes(self, data: bytes) -> tuple[bytes, Found]:
         stream = self.stream()
@@ -114,7 +133,7 @@ class Redactor:
     def _walk(self, value: Any, key: str | None, counts: dict[str, int]) -> Any:
         if isinstance(value, str):
             kind = self._key_kind(key) if key is not None else None
-            if kind is not None and plausible_value(value):
+            if kind is not None and _plausible_value(value):
                 counts[kind] = counts.get(kind, 0) + 1
                 return marker(kind).decode("ascii")
             text, found = self.redact_text(value)
@@ -135,13 +154,21 @@ class Redactor:
         return value
 
     def _key_kind(self, key: str) -> str | None:
+        from agentout.redact._scan import secret_key
+
         if is_secret_name(key, self._extra) or secret_key(key):
             return kind_of_name(key)
         return None
 
 
+def _plausible_value(value: str) -> bool:
+    from agentout.redact._scan import plausible_value
+
+    return plausible_value(value)
+
+
 _DEFAULT: tuple[tuple[tuple[str, str], ...], Redactor] | None = None
-_RELEVANT = re.compile(r"AGENTOUT_(?:REDACT|SECRET_NAMES)\Z")
+_RELEVANT = ("AGENTOUT_REDACT", "AGENTOUT_SECRET_NAMES")
 
 
 def default_redactor() -> Redactor:
@@ -153,7 +180,7 @@ def default_redactor() -> Redactor:
         sorted(
             (name, value)
             for name, value in os.environ.items()
-            if _RELEVANT.match(name) or is_secret_name(name, extra)
+            if name in _RELEVANT or is_secret_name(name, extra)
         )
     )
     if _DEFAULT is None or _DEFAULT[0] != key:

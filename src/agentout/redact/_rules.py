@@ -1,9 +1,9 @@
 """The secret formats agentout looks for: read from detect-secrets, plus what it lacks.
 
 Each ``Rule`` is a Python regular expression that finds one kind of secret exactly, and a
-``candidate``: an RE2 expression that matches wherever the exact one does (lookarounds and
-back-references removed), so one linear-time RE2 pass over a chunk finds every line worth
-a closer look.
+``candidate``: an RE2 expression that matches wherever the exact one does (lookarounds
+removed, a back-reference replaced by a copy of its group), so one linear-time RE2 pass
+over a chunk finds every line worth a closer look, and few others.
 
 Most rules come from detect-secrets' plugin classes, read from the installed version: the
 ``denylist`` of each regex-based detector that names a credential format, the keyword
@@ -11,23 +11,18 @@ detector's quoted-assignment expressions (its default for text of no known file 
 the private key headers. Its high-entropy, IP-address and prefix-less detectors are left
 out: they match commit hashes, checksums and other facts. agentout adds the formats that
 version lacks (``ADDED``), the bodies of private key blocks, ``Authorization`` headers and
-``KEY=value`` assignments whose key names a secret.
+``KEY=value`` assignments whose key names a secret (``agentout.redact._scan``).
 
 Importing detect-secrets costs about a fifth of a second, more than a small command's whole
 budget, so the rules read from it are kept in agentout's cache directory, keyed by the
-files they were read from, and read back from there by every later process.
+files they were read from, and read back from there by every later process (once per
+process).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import importlib.util
-import json
 import os
 import re
-from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -91,39 +86,146 @@ ADDED: tuple[tuple[str, str], ...] = (
 # Private key blocks detect-secrets' header list lacks.
 ADDED_KEY_HEADERS = ("BEGIN ENCRYPTED PRIVATE KEY",)
 # Bump when the reading below changes, so caches written by older code are not used.
-_READER_VERSION = "1"
+_READER_VERSION = "2"
 _CACHE_ENV = "AGENTOUT_CACHE_DIR"
-_LOOKAROUND = re.compile(r"\(\?<?[=!](?:[^()\\]|\\.)*\)")
-_LONG_REPEAT = re.compile(r"\{(\d+),\d{4,}\}")
+_LOOKAROUND = r"\(\?<?[=!](?:[^()\\]|\\.)*\)"
+_REPEAT = r"(?<!\\)\{(\d+)(,(\d*))?\}"
+# A repetition of more than this many is only asked for this many (and any more): RE2
+# compiles a counted repetition as that many copies, and a candidate need not count.
+_COUNT = 16
+# What Python's \s matches in a line (RE2's \s is narrower); never "\n", as below.
+_SPACE = r"\t\x0b-\r \x1c-\x1f"
 
 
-@dataclass(frozen=True)
 class Rule:
-    """One kind of secret: its exact expression and the RE2 candidate that finds it."""
+    """One kind of secret: its exact expression and the RE2 candidate that finds it.
+
+    A plain immutable class (not a NamedTuple or dataclass: making one of those costs a
+    millisecond at import, and every process that redacts imports this)."""
+
+    __slots__ = (
+        "candidate",
+        "check",
+        "extend",
+        "group",
+        "ignore_case",
+        "kind",
+        "pattern",
+        "source",
+    )
+    FIELDS = ("kind", "pattern", "ignore_case", "group", "candidate", "extend", "check", "source")
 
     kind: str
     pattern: str  # Python ``re`` syntax, compiled as bytes
     ignore_case: bool
     group: int  # 0: the whole match is the secret; N: group N; -1: the last non-empty group
     candidate: str  # RE2 syntax; matches at least wherever ``pattern`` does
-    extend: str = ""  # a character class the secret is extended over, to its end
-    check: str = ""  # "jwt": the match must decode as a JWT; "keyword": a keyword's value
-    source: str = "agentout"
+    extend: str  # a character class the secret is extended over, to its end
+    check: str  # "jwt": the match must decode as a JWT; "keyword": a keyword's value
+    source: str
+
+    def __init__(
+        self,
+        kind: str,
+        pattern: str,
+        ignore_case: bool,
+        group: int,
+        candidate: str,
+        extend: str = "",
+        check: str = "",
+        source: str = "agentout",
+    ) -> None:
+        values = (kind, pattern, ignore_case, group, candidate, extend, check, source)
+        for name, value in zip(self.FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Rule is immutable: cannot set {name!r}")
+
+    def astuple(self) -> tuple[str, str, bool, int, str, str, str, str]:
+        return (
+            self.kind,
+            self.pattern,
+            self.ignore_case,
+            self.group,
+            self.candidate,
+            self.extend,
+            self.check,
+            self.source,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rule) and self.astuple() == other.astuple()
+
+    def __hash__(self) -> int:
+        return hash(self.astuple())
+
+    def __repr__(self) -> str:
+        return f"Rule{self.astuple()!r}"
 
 
-@dataclass(frozen=True)
 class RuleSet:
+    """The rules, and what the context rules need from detect-secrets."""
+
+    __slots__ = ("key_headers", "keywords", "origin", "rules")
     rules: tuple[Rule, ...]
     keywords: tuple[str, ...]  # detect-secrets' keyword denylist (regex fragments)
     key_headers: tuple[str, ...]  # "BEGIN RSA PRIVATE KEY", ...
     origin: str  # which detect-secrets the rules were read from
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+    def __init__(
+        self,
+        rules: tuple[Rule, ...],
+        keywords: tuple[str, ...],
+        key_headers: tuple[str, ...],
+        origin: str,
+    ) -> None:
+        for name, value in (
+            ("rules", rules),
+            ("keywords", keywords),
+            ("key_headers", key_headers),
+            ("origin", origin),
+        ):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"RuleSet is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RuleSet) and (
+            self.rules,
+            self.keywords,
+            self.key_headers,
+            self.origin,
+        ) == (other.rules, other.keywords, other.key_headers, other.origin)
+
+    def __hash__(self) -> int:
+        return hash((self.rules, self.keywords, self.key_headers, self.origin))
+
+    def __repr__(self) -> str:
+        return f"RuleSet({self.origin!r}, {len(self.rules)} rules)"
+
+    def to_json(self, fingerprint: str = "") -> str:
+        import json
+
+        data = {
+            "fingerprint": fingerprint,
+            "rules": [dict(zip(Rule.FIELDS, rule.astuple(), strict=True)) for rule in self.rules],
+            "keywords": self.keywords,
+            "key_headers": self.key_headers,
+            "origin": self.origin,
+        }
+        return json.dumps(data, sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> RuleSet:
+    def from_json(cls, text: str, fingerprint: str = "") -> RuleSet:
+        """The rule set written by ``to_json``; ValueError if it was written for other
+        files than ``fingerprint`` says, or is not a rule set."""
+        import json
+
         data = json.loads(text)
+        if data.get("fingerprint", "") != fingerprint:
+            raise ValueError("the cached rules were read from other files")
         return cls(
             rules=tuple(Rule(**rule) for rule in data["rules"]),
             keywords=tuple(data["keywords"]),
@@ -133,44 +235,96 @@ class RuleSet:
 
 
 def re2_candidate(pattern: str, ignore_case: bool) -> str:
-    """``pattern`` without its lookarounds, and with repetitions over RE2's limit of 1000
-    left open: RE2 syntax that matches wherever ``pattern`` does."""
-    candidate = _wide_spaces(_LOOKAROUND.sub("", pattern))
-    candidate = _LONG_REPEAT.sub(lambda m: "{" + m.group(1) + ",}", candidate)
+    r"""``pattern`` as RE2 syntax that matches wherever it does in a line: lookarounds
+    removed, each back-reference replaced by a copy of the group it refers to, ``\s``
+    widened to Python's, and long repetitions asked for at least 16 (``{36}`` becomes
+    ``{16,}``), which also keeps them under RE2's limit of 1000.
+
+    The exact rules run on one line at a time, so the candidate never matches a line end
+    (not in ``\s``, nor in a negated class): a hit stays within the line it is on."""
+    candidate = re.sub(_LOOKAROUND, "", pattern)
+    candidate = _rewrite(candidate, _groups(candidate))
+    candidate = re.sub(_REPEAT, _fewer, candidate)
     return f"(?i:{candidate})" if ignore_case else f"(?:{candidate})"
 
 
-_SPACE = r"\t-\r \x1c-\x1f"  # what Python's \s matches in bytes; RE2's \s is narrower
+def _fewer(repeat: re.Match[str]) -> str:
+    """``{n}``, ``{n,}``, ``{n,m}`` counting no more than ``_COUNT``, and matching more."""
+    least, most = int(repeat.group(1)), repeat.group(3)
+    if least > _COUNT:
+        return f"{{{_COUNT},}}"
+    if repeat.group(2) and most and int(most) > _COUNT:
+        return f"{{{least},}}"
+    return repeat.group(0)
 
 
-def _wide_spaces(pattern: str) -> str:
-    r"""``\s`` as Python means it (RE2's lacks \v and \x1c-\x1f), except inside a negated
-    class, where the narrower one excludes less and so still matches more."""
-    out: list[str] = []
-    i, klass = 0, ""  # klass: "" outside a class, "[" inside one, "^" inside a negated one
+def _pieces(pattern: str) -> list[tuple[str, str]]:
+    """``pattern`` cut into pieces, each with where it stands: "" outside a character
+    class, "[" inside one, "^" inside a negated one. An escape is one piece, and so is a
+    class's opening (``[``, ``[^``, with a ``]`` right after it, which is literal)."""
+    pieces: list[tuple[str, str]] = []
+    i, klass = 0, ""
     while i < len(pattern):
         c = pattern[i]
         if c == "\\" and i + 1 < len(pattern):
-            pair = pattern[i : i + 2]
-            if pair == r"\s" and klass != "^":
-                out.append(_SPACE if klass else f"[{_SPACE}]")
-            else:
-                out.append(pair)
+            pieces.append((pattern[i : i + 2], klass))
             i += 2
             continue
         if c == "[" and not klass:
             klass = "^" if pattern[i + 1 : i + 2] == "^" else "["
             step = 2 if klass == "^" else 1
-            out.append(pattern[i : i + step])
+            step += pattern[i + step : i + step + 1] == "]"
+            pieces.append((pattern[i : i + step], ""))
             i += step
-            if pattern[i : i + 1] == "]":
-                out.append("]")
-                i += 1
             continue
         if c == "]" and klass:
+            pieces.append((c, klass))
             klass = ""
-        out.append(c)
+            i += 1
+            continue
+        pieces.append((c, klass))
         i += 1
+    return pieces
+
+
+def _groups(pattern: str) -> dict[int, str]:
+    """The text of each numbered capture group of ``pattern``."""
+    groups: dict[int, str] = {}
+    stack: list[tuple[int, int]] = []  # (group number or 0, where its text starts)
+    number, at = 0, 0
+    for piece, klass in _pieces(pattern):
+        if piece == "(" and not klass:
+            rest = pattern[at + 1 :]
+            if not rest.startswith("?"):
+                number += 1
+                stack.append((number, at + 1))
+            elif rest.startswith("?P<"):
+                number += 1
+                stack.append((number, pattern.index(">", at) + 1))
+            else:
+                stack.append((0, at))
+        elif piece == ")" and not klass and stack:
+            group, start = stack.pop()
+            if group:
+                groups[group] = pattern[start:at]
+        at += len(piece)
+    return groups
+
+
+def _rewrite(pattern: str, groups: dict[int, str]) -> str:
+    r"""Back-references replaced by their group's text; ``\s`` as Python means it (RE2's
+    lacks \v and \x1c-\x1f), except inside a negated class, where the narrower one
+    excludes less and so still matches more; a negated class excludes "\n" too."""
+    out: list[str] = []
+    for piece, klass in _pieces(pattern):
+        if piece.startswith("[^") and not klass:
+            out.append(r"[^\n\]" if piece == "[^]" else r"[^\n")
+        elif piece == r"\s" and klass != "^":
+            out.append(_SPACE if klass else f"[{_SPACE}]")
+        elif not klass and len(piece) == 2 and piece[0] == "\\" and piece[1] in "123456789":
+            out.append(f"(?:{_rewrite(groups[int(piece[1])], {})})")
+        else:
+            out.append(piece)
     return "".join(out)
 
 
@@ -206,17 +360,16 @@ def read_detect_secrets() -> RuleSet:
             rules.append(_rule(kind, compiled, group, f"detect-secrets {name}"))
     for kind, pattern in ADDED:
         rules.append(_rule(kind, re.compile(pattern), False, "agentout"))
-    keywords = tuple(keyword.DENYLIST)
-    candidate = "(?i:" + "|".join(keywords) + ")"
     # Its default for text of no known type: the value must be quoted.
     for compiled, group_number in keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP.items():
+        ignore_case = bool(compiled.flags & re.IGNORECASE)
         rules.append(
             Rule(
                 kind="keyword",
                 pattern=compiled.pattern,
-                ignore_case=bool(compiled.flags & re.IGNORECASE),
+                ignore_case=ignore_case,
                 group=group_number,
-                candidate=candidate,
+                candidate=re2_candidate(compiled.pattern, ignore_case),
                 check="keyword",
                 source="detect-secrets KeywordDetector",
             )
@@ -226,68 +379,183 @@ def read_detect_secrets() -> RuleSet:
     )
     return RuleSet(
         rules=tuple(rules),
-        keywords=keywords,
+        keywords=tuple(keyword.DENYLIST),
         key_headers=headers + ADDED_KEY_HEADERS,
         origin=f"detect-secrets {version.VERSION}",
     )
 
 
-def _fingerprint() -> str | None:
-    """A digest of the files the rules are read from, found without importing them."""
-    spec = importlib.util.find_spec("detect_secrets")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    root = Path(next(iter(spec.submodule_search_locations)))
-    digest = hashlib.sha256(_READER_VERSION.encode())
-    sources = [Path(__file__), root / "__version__.py", *sorted((root / "plugins").glob("*.py"))]
-    for path in sources:
+_DIGEST: list[str | None] = []  # found once per process
+
+
+def _source_digest() -> str | None:
+    """What says which detect-secrets the rules are read from: its version file, and the
+    name and size of each plugin source. Found without importing it, once per process;
+    None when it is not installed as files."""
+    if _DIGEST:
+        return _DIGEST[0]
+    import importlib.machinery
+
+    digest = None
+    spec = importlib.machinery.PathFinder.find_spec("detect_secrets")
+    if spec is None:  # installed some other way than on sys.path
+        import importlib.util
+
+        spec = importlib.util.find_spec("detect_secrets")
+    if spec is not None and spec.submodule_search_locations:
+        root = next(iter(spec.submodule_search_locations))
         try:
-            info = path.stat()
-        except OSError:
-            return None
-        digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
-    return digest.hexdigest()[:16]
+            with open(os.path.join(root, "__version__.py"), encoding="utf-8") as handle:
+                version = " ".join(handle.read().split())
+            sizes = sorted(
+                f"{entry.name}:{entry.stat().st_size}"
+                for entry in os.scandir(os.path.join(root, "plugins"))
+                if entry.name.endswith(".py")
+            )
+            digest = f"{version} | {' '.join(sizes)}"
+        except (OSError, ValueError):
+            pass
+    _DIGEST.append(digest)
+    return digest
 
 
-def _cache_dir() -> Path:
+def _cache_dir() -> str:
     configured = os.environ.get(_CACHE_ENV)
     if configured:
-        return Path(configured).expanduser() / "redact"
+        return os.path.join(os.path.expanduser(configured), "redact")
     import platformdirs  # deferred: most commands never need it
 
-    return Path(platformdirs.user_cache_dir("agentout")) / "redact"
+    return os.path.join(platformdirs.user_cache_dir("agentout"), "redact")
+
+
+_LOADED: dict[str, RuleSet] = {}  # by digest: read once per process
 
 
 def load_rules(cache: bool = True) -> RuleSet:
-    """The rule set: from the cache when it was read from these very files, else read
-    from detect-secrets (and cached for the next process; a cache that cannot be written
-    is only slower)."""
-    fingerprint = _fingerprint() if cache else None
-    path = _cache_dir() / f"rules-{fingerprint}.json" if fingerprint else None
-    if path is not None:
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-            return RuleSet.from_json(path.read_text(encoding="utf-8"))
-    rules = read_detect_secrets()
-    if path is not None:
-        with contextlib.suppress(OSError):
-            _write(path, rules.to_json())
+    """The rule set, read from detect-secrets once and kept:
+
+    - those agentout ships (``_shipped``), when the installed detect-secrets is the one
+      they were read from: nothing else to read;
+    - else those of agentout's cache directory, read from this detect-secrets by this
+      reader in an earlier process;
+    - else read from detect-secrets now (a slow import), and cached for the next process
+      (a cache that cannot be written is only slower).
+
+    Read once per process; ``cache=False`` reads detect-secrets whatever is kept."""
+    digest = _source_digest() if cache else None
+    if digest is None:
+        return read_detect_secrets()
+    rules = _LOADED.get(digest) or _shipped(digest)
+    if rules is None:
+        import contextlib
+        import zlib
+
+        stamp = f"{digest} | {_reader_stamp()}"
+        name = f"rules-{zlib.crc32(stamp.encode('utf-8', 'surrogateescape')):08x}.json"
+        path = os.path.join(_cache_dir(), name)
+        rules = _cached(path, stamp)
+        if rules is None:
+            rules = read_detect_secrets()
+            with contextlib.suppress(OSError):
+                _write(path, rules.to_json(stamp))
+    _LOADED[digest] = rules
     return rules
 
 
-def _write(path: Path, text: str) -> None:
+def _reader_stamp() -> str:
+    """Which reader wrote a cache: its version, and this file's size and time."""
+    info = os.stat(__file__)
+    return f"reader {_READER_VERSION} {info.st_size} {info.st_mtime_ns}"
+
+
+def _shipped(digest: str) -> RuleSet | None:
+    from agentout.redact import _shipped as shipped
+
+    if digest != shipped.DIGEST:
+        return None
+    return RuleSet(
+        rules=tuple(Rule(*rule) for rule in shipped.RULES),
+        keywords=shipped.KEYWORDS,
+        key_headers=shipped.KEY_HEADERS,
+        origin=shipped.ORIGIN,
+    )
+
+
+def _cached(path: str, digest: str) -> RuleSet | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return RuleSet.from_json(handle.read(), digest)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def write_shipped(path: str) -> None:
+    """Write the rules read from the installed detect-secrets as the module agentout
+    ships (``python -m agentout.redact._rules``, after upgrading detect-secrets or
+    changing this reader; a test says when it is due)."""
+    import json
+    import subprocess
+    import sys
+
+    digest = _source_digest()
+    if digest is None:
+        raise RuntimeError("detect-secrets is not installed as files")
+    rules = read_detect_secrets()
+
+    def text(value: str) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    lines = [
+        f'"""The rules agentout read from {rules.origin}: written by',
+        "``python -m agentout.redact._rules`` (do not edit). ``load_rules`` uses them when the",
+        "installed detect-secrets and agentout's reader are the very files they were read from",
+        "(``DIGEST``), so that a process that redacts neither imports detect-secrets nor",
+        'reads a cache."""',
+        "",
+        "# ruff: noqa: E501",
+        "",
+        f"DIGEST = {text(digest)}",
+        f"ORIGIN = {text(rules.origin)}",
+        "KEYWORDS: tuple[str, ...] = (",
+        *(f"    {text(word)}," for word in rules.keywords),
+        ")",
+        "KEY_HEADERS: tuple[str, ...] = (",
+        *(f"    {text(header)}," for header in rules.key_headers),
+        ")",
+        "RULES: tuple[tuple[str, str, bool, int, str, str, str, str], ...] = (",
+    ]
+    for rule in rules.rules:
+        lines.append("    (")
+        lines += [f"        {text(v) if isinstance(v, str) else repr(v)}," for v in rule.astuple()]
+        lines.append("    ),")
+    lines.append(")")
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("\n".join(lines) + "\n")
+    subprocess.run([sys.executable, "-m", "ruff", "format", "-q", path], check=False)
+
+
+def _write(path: str, text: str) -> None:
+    from pathlib import Path
+
     from agentout.spill import SpillError, private_dir
 
     try:
-        private_dir(path.parent, "the redaction rules cache")
+        private_dir(Path(path).parent, "the redaction rules cache")
     except SpillError as exc:  # an unsafe directory is not used
         raise OSError(str(exc)) from exc
-    temp = path.with_name(f".{path.name}.{os.getpid()}")
+    temp = f"{path}.{os.getpid()}.partial"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(temp, path)
     except BaseException:
+        import contextlib
+
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+if __name__ == "__main__":
+    write_shipped(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_shipped.py"))

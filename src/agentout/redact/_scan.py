@@ -1,27 +1,36 @@
 """Find secrets in bytes at chunk speed: one RE2 pass, exact rules only on the lines it hits.
 
 The RE2 expression is one alternation of the environment's secret values (escaped
-literals) and of every rule's candidate. Text with no secret costs that one pass and
-nothing else: no Python runs per line. A line the pass hits is checked by the exact rules
-(Python ``re``, lookarounds and all); the secrets they confirm are replaced by markers.
-Private key blocks span lines: their header starts a block whose base64 body is replaced
-up to the ``-----END`` line, keeping the number of lines.
+literals) and of candidates that match only the shapes a secret comes in: each format's
+own expression (a known prefix: ``ghp_``, ``AKIA``, ``eyJ``, ``://user:pass@``), a key that
+names a secret right before ``=`` or ``:`` (``DB_PASSWORD=``, ``"api_key":``), a ``--token``
+flag, an ``Authorization`` header, a ``Bearer`` token, a private key header. Text with no
+secret costs that one pass and nothing else: no Python runs per line, and log text hits
+it a few times per megabyte at most. A line the pass hits is checked by the exact rules
+(Python ``re``, lookarounds and all) of the candidates it matches; the secrets they
+confirm are replaced by markers. Private key blocks span lines: their header starts a
+block whose base64 body is replaced up to the ``-----END`` line, keeping the number of
+lines.
+
+Nothing is compiled at import: the RE2 pass when a scanner is built, the rest when a line
+first needs it.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentout.redact._found import marker
-from agentout.redact._names import PUBLIC_AWS, kind_of_name
-from agentout.redact._rules import Rule, RuleSet
+from agentout.redact._names import PUBLIC_AWS, is_secret_name, kind_of_name
 
-__all__ = ["TAIL", "WINDOW", "KeyBlock", "Scanner", "Span", "plausible_value", "secret_key"]
+if TYPE_CHECKING:
+    from agentout.redact._rules import Rule, RuleSet
+    from agentout.redact._stream import KeyBlock
+
+__all__ = ["TAIL", "WINDOW", "Scanner", "Span", "plausible_value", "secret_key"]
 
 # (start, end, priority, kind): a secret's place in a line. When two overlap, the union is
 # hidden under the kind of higher priority: a value from the environment says most.
@@ -30,50 +39,101 @@ _VALUE, _FORMAT, _CONTEXT = 3, 2, 1
 
 # Keys whose value is a secret: they end with one of these words (any case), or follow
 # the environment's conventions (upper case: *_TOKEN, *_KEY, AWS_*, ...).
-_KEY_WORDS = (
-    r"password|passwd|passphrase|secret|token|authtoken|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|secret[_-]?key|auth[_-]?key|client[_-]?secret|[_-]pass|[_-]pwd"
+_JOINED = (
+    ("api", "key"),
+    ("access", "key"),
+    ("private", "key"),
+    ("secret", "key"),
+    ("auth", "key"),
+    ("client", "secret"),
 )
+_KEY_ENDS = (
+    *("password", "passwd", "passphrase", "secret", "token", "_pass", "-pass", "_pwd", "-pwd"),
+    *(f"{a}{sep}{b}" for a, b in _JOINED for sep in ("_", "-", "")),
+)
+_KEY_WORDS = "|".join(re.escape(word) for word in _KEY_ENDS)
 _ENV_KEY = r"(?:[A-Z0-9_]*_)?(?:TOKEN|SECRET|KEY|PASSWORD|PASS)|AWS_[A-Z0-9_]+"
-# Keys that end like a secret's but hold a fact: pagination cursors, AWS settings.
-_ENV_KEY_RE = re.compile(_ENV_KEY.encode())
-_WORD_KEY = re.compile(rf"(?i:[A-Za-z0-9_.\-]*(?:{_KEY_WORDS}))".encode())
-_NOT_SECRET_KEY = re.compile(
-    rb"(?i)page|cursor|next|continuation|(?:_|\b)(?:ids?|type|name|hint|file|path|dir|len|length"
-    rb"|count|size|field|prompt|label|url|uri|env|var|header|param|class|limit|expires?|ttl)\b"
+_KEY_ENDS_BYTES = tuple(word.encode() for word in _KEY_ENDS)
+_KEY_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
+# The names of things, not secrets (client_secret_basic, password_reset_token): a value of
+# these characters, with one of these words after its first "_".
+_NAME_CHARS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+_NAME_WORDS = (b"secret", b"passw", b"token", b"key")
+# What follows a key in an assignment, up to its separator: a closing quote, spaces.
+_TO_SEP = r"[\"']?[ \t]*[:=]"
+# The candidates of the context rules: a key word right before its separator (the words
+# of _ENV_KEY that _KEY_WORDS lacks are upper case), a flag, a header, a bearer token.
+_ASSIGNED = (
+    rf"(?i:{_KEY_WORDS}){_TO_SEP}|(?:KEY|PASS|AWS_[A-Z0-9_]+){_TO_SEP}"
+    rf"|--[A-Za-z0-9_.\-]*(?:(?i:{_KEY_WORDS})|KEY|PASS|AWS_[A-Z0-9_]+)[ \t]"
 )
-# What may stand before a line's own text: grep's "path:12:" or "path-12-", cat -n, a diff.
-_PREFIX = rb"(?:[^\s:]+:(?:\d+:)?|[^\s:]+-\d+-|[ \t]*\d+\t|[+\- ])?"
+_AUTHORIZATION = r"(?i:authorization[\"']?[ \t]*[:=]|bearer[ \t]+[A-Za-z0-9\-._~+/]{16})"
+# What may stand before a line's own text: grep's "path:12:" or "path-12-" (a path with no "="
+# in it, so a "KEY=" line is not first read as one), cat -n, a diff.
+_PREFIX = rb"(?:[^\s:=]+:(?:\d+:)?|[^\s:=]+-\d+-|[ \t]*\d+\t|[+\- ])?"
 _QUOTED = rb"\"[^\"\n]*\"|'[^'\n]*'"
 _COMMON_VALUES = frozenset(
     b"none null nil true false yes no str string bytes int bool boolean number object any"
     b" optional undefined empty required redacted hidden masked secret password token"
     b" changeme xxxxxxxx secretstr".split()
 )
-_REFERENCE = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?")
-_TEMPLATE = re.compile(rb"\$|\{\{|%\(|<[^>]*>\Z|\{[^}]*\}\Z")
-_LETTER = re.compile(rb"[A-Za-z]")
-_PLACEHOLDER = re.compile(rb"[A-Z_]+|x+|\*+|\.\.\.|<[^>]*>|#[0-9a-fA-F]{3,8}")
-# client_secret_basic, password_reset_token: names of things, not secrets.
-_NAMED = re.compile(rb"(?i)[a-z0-9]*_[a-z0-9_]*(?:secret|passw|token|key)[a-z0-9_]*")
-_DIGIT_OR_SYMBOL = re.compile(rb"[0-9+/=~!@#%^&*]")
-_MIXED_CASE = re.compile(rb".[A-Z].*[a-z]|.[a-z].*[A-Z]")
 _BODY_LINE = (
     rb"(?:[^\s:]{1,256}[:-]\d+[:-]|[ \t]*\d+\t)?"
     rb"(?:[A-Za-z0-9+/=]{1,1024}|[A-Za-z][A-Za-z0-9-]{0,63}: [^\n]{0,1024}|[ \t]*)\r?"
 )
-_BODY = re.compile(rb"(?:" + _BODY_LINE + rb"(?:\n|\Z))*")
 _MIN_ASSIGNED = 5
+_LOOK_BACK = 256  # how far before a separator its key may start
 WINDOW = 1 << 16
 TAIL = 1 << 12
 
 
-@dataclass
-class KeyBlock:
-    """A private key block still open at the end of the bytes scanned so far."""
+class _Patterns:
+    """The Python expressions every scanner shares, compiled once, on first need."""
 
-    open: bool = False
-    marked: bool = False
+    def __init__(self) -> None:
+        self.secret_key = re.compile(rf"(?i:[A-Za-z0-9_.\-]*(?:{_KEY_WORDS}))|{_ENV_KEY}".encode())
+        # Keys that end like a secret's but hold a fact: pagination cursors, AWS settings.
+        self.not_secret_key = re.compile(
+            rb"(?i)page|cursor|next|continuation|(?:_|\b)(?:ids?|type|name|hint|file|path|dir"
+            rb"|len|length|count|size|field|prompt|label|url|uri|env|var|header|param|class"
+            rb"|limit|expires?|ttl)\b"
+        )
+        self.reference = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?")
+        self.template = re.compile(rb"\$|\{\{|%\(|<[^>]*>\Z|\{[^}]*\}\Z")
+        self.placeholder = re.compile(rb"[A-Z_]+|x+|\*+|\.\.\.|<[^>]*>|#[0-9a-fA-F]{3,8}")
+        self.digit_or_symbol = re.compile(rb"[0-9+/=~!@#%^&*]")
+        self.mixed_case = re.compile(rb".[A-Z].*[a-z]|.[a-z].*[A-Z]")
+        self.body = re.compile(rb"(?:" + _BODY_LINE + rb"(?:\n|\Z))*")
+        self.header = re.compile(
+            rb"(?i)\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+            rb"(?:bearer|token|basic|digest)?[ \t]*(?P<value>[A-Za-z0-9\-._~+/]+=*)"
+        )
+        self.bearer = re.compile(rb"(?i)\bbearer[ \t]+(?P<value>[A-Za-z0-9\-._~+/]{16,}=*)")
+        self.key_end = re.compile(rb"-{4,5} ?END [A-Z0-9 ]*-{4,5}")
+        # Assignments: a key (a whole run of key characters, taken at once: the lookahead
+        # keeps the expression from trying each shorter run), its separator, and then,
+        # read from there, its value. Whether the key names a secret is checked after.
+        run = rb"(?=(?P<run>[A-Za-z0-9_.\-]+))(?P=run)"
+        self.line = re.compile(
+            rb"^" + _PREFIX + rb"[ \t]*(?:export[ \t]+|declare[ \t]+-x[ \t]+|set[ \t]+)?"
+            rb"[\"']?(?P<key>" + run + rb")[\"']?[ \t]*(?P<sep>=|:(?=[ \t]|$))"
+        )
+        self.separator = re.compile(rb"[=:]")
+        self.flag = re.compile(rb"(?<![\w-])--(?P<key>" + run + rb")[ \t]+")
+        self.line_value = re.compile(rb"[ \t]*(?:" + _QUOTED + rb"|[^\n]*)")
+        self.equals_value = re.compile(rb"[ \t]*(?:" + _QUOTED + rb"|[^\s\"'`,;&)}\]>]+)")
+        self.colon_value = re.compile(rb"[ \t]*(?:" + _QUOTED + rb")")
+        self.flag_value = re.compile(_QUOTED + rb"|[^\s\"'`]+")
+
+
+_SHARED: _Patterns | None = None
+
+
+def _patterns() -> _Patterns:
+    global _SHARED
+    if _SHARED is None:
+        _SHARED = _Patterns()
+    return _SHARED
 
 
 def _fnmatch_regex(pattern: str) -> str:
@@ -82,6 +142,43 @@ def _fnmatch_regex(pattern: str) -> str:
 
 def _b(pattern: str) -> bytes:
     return pattern.encode("utf-8")
+
+
+def _re2_options() -> Any:
+    import re2  # deferred: only a process that redacts loads it
+
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.log_errors = False
+    options.max_mem = 64 << 20
+    options.never_capture = True
+    return options
+
+
+def _searcher(compiled: Any) -> Callable[[bytes, int], tuple[int, int] | None]:
+    """``search(data, pos)``: the span of the first hit at or after ``pos``, or None.
+
+    google-re2's ``search`` wraps each call in a generator and a match object; a hit line
+    of secret-dense output pays that on every line, so its compiled expression is called
+    directly when this google-re2 has it (the public call otherwise: slower, the same)."""
+    import re2
+
+    raw = getattr(compiled, "_regexp", None)
+    anchor = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+    if raw is not None and anchor is not None and hasattr(raw, "Match"):
+        match = raw.Match
+
+        def direct(data: bytes, pos: int) -> tuple[int, int] | None:
+            span: tuple[int, int] = match(anchor, data, pos, len(data))[0]
+            return None if span[0] < 0 else span
+
+        return direct
+
+    def public(data: bytes, pos: int) -> tuple[int, int] | None:
+        found = compiled.search(data, pos)
+        return None if found is None else found.span()
+
+    return public
 
 
 class Scanner:
@@ -94,6 +191,8 @@ class Scanner:
     def __init__(
         self, rules: RuleSet, values: Mapping[str, str], extra_names: Iterable[str] = ()
     ) -> None:
+        import re2  # deferred: only a process that redacts loads it
+
         self._rules = rules
         self._values = {_b(v): name for v, name in values.items()}
         self._extra = tuple(extra_names)
@@ -101,18 +200,21 @@ class Scanner:
         # A line longer than ``window`` bytes is scanned in windows that overlap by ``tail``.
         self.window = WINDOW
         self.tail = max(TAIL, self.longest_value + 1)
-        self._search: Any = None
-        self._which: Any = None
-        self._families: list[str] = []
-        self._compile()
+        self._families = self._candidates()
+        combined = b"|".join(pattern for _, pattern in self._families)
+        self._search = _searcher(re2.compile(combined, _re2_options()))
+        # What to do with a line each family hits: "values", "assigned", ..., or the
+        # indexes of the rules that share the family's candidate.
+        self._actions: list[str | tuple[int, ...]] = [
+            tuple(map(int, name.split(","))) if name[0].isdigit() else name
+            for name, _ in self._families
+        ]
 
     # -- the one pass, and which families a hit line needs --------------------------------
 
-    def _compile(self) -> None:
-        """One RE2 expression for the pass over every chunk, and an RE2 set of the same
-        alternatives grouped by family, which tells a hit line which exact rules to run."""
-        import re2  # deferred: only a process that redacts loads it
-
+    def _candidates(self) -> list[tuple[str, bytes]]:
+        """Each family's RE2 candidate: the values, each distinct rule candidate (named by
+        the indexes of its rules), the assignments, the headers, the private keys."""
         families: list[tuple[str, bytes]] = []
         if self._values:
             ordered = sorted(self._values, key=lambda v: (-len(v), v))
@@ -122,29 +224,27 @@ class Scanner:
             candidates.setdefault(rule.candidate, []).append(index)
         for candidate, indexes in candidates.items():
             families.append((",".join(map(str, indexes)), _b(candidate)))
-        words = "pass|pwd|secret|token|key|aws_" + "".join(
-            "|" + _fnmatch_regex(n) for n in self._extra
-        )
+        assigned = _ASSIGNED
+        for name in self._extra:
+            extra = _fnmatch_regex(name)
+            assigned += rf"|(?i:{extra}){_TO_SEP}|--(?i:{extra})[ \t]"
         families += [
-            (
-                "assigned",
-                _b(rf"(?i:(?:{words})[a-z0-9_.\-]*[\"']?[ \t]*[:=]|--[a-z0-9_\-]*(?:{words}))"),
-            ),
-            ("authorization", _b(r"(?i:authorization|bearer)")),
+            ("assigned", _b(assigned)),
+            ("authorization", _b(_AUTHORIZATION)),
             ("key", b"|".join(re.escape(_b(h)) for h in self._rules.key_headers)),
         ]
-        options = re2.Options()
-        options.encoding = re2.Options.Encoding.LATIN1
-        options.log_errors = False
-        options.max_mem = 64 << 20
-        options.never_capture = True
-        self._search = re2.compile(b"|".join(p for _, p in families), options).search
-        members = re2.Set.SearchSet(options)
-        for _, pattern in families:
+        return families
+
+    @cached_property
+    def _which(self) -> Any:
+        """The RE2 set of the families: which of them a hit line matches."""
+        import re2
+
+        members = re2.Set.SearchSet(_re2_options())
+        for _, pattern in self._families:
             members.Add(pattern)
         members.Compile()
-        self._which = members.Match
-        self._families = [name for name, _ in families]
+        return members.Match
 
     # -- the exact rules, compiled on first use -------------------------------------------
 
@@ -158,9 +258,7 @@ class Scanner:
         return compiled
 
     @cached_property
-    def _values_re(self) -> re.Pattern[bytes] | None:
-        if not self._values:
-            return None
+    def _values_re(self) -> re.Pattern[bytes]:
         ordered = sorted(self._values, key=lambda v: (-len(v), v))
         return re.compile(b"|".join(re.escape(v) for v in ordered))
 
@@ -169,54 +267,31 @@ class Scanner:
         return re.compile(_b("|".join(self._rules.keywords)), re.IGNORECASE)
 
     @cached_property
-    def _assignments(self) -> tuple[re.Pattern[bytes], re.Pattern[bytes], re.Pattern[bytes]]:
-        extra = "".join("|(?i:" + _fnmatch_regex(n) + ")" for n in self._extra)
-        key = _b(rf"(?P<key>(?i:[A-Za-z0-9_.\-]*(?:{_KEY_WORDS}))|{_ENV_KEY}{extra})")
-        end = rb"(?![A-Za-z0-9_.\-])"
-        line = re.compile(
-            rb"^" + _PREFIX + rb"[ \t]*(?:export[ \t]+|declare[ \t]+-x[ \t]+|set[ \t]+)?"
-            rb"[\"']?" + key + end + rb"[\"']?[ \t]*(?P<sep>=|:(?=[ \t]|$))[ \t]*"
-            rb"(?P<value>" + _QUOTED + rb"|[^\n]*)"
-        )
-        inline = re.compile(
-            rb"(?<![A-Za-z0-9_.\-])[\"']?" + key + end + rb"[\"']?[ \t]*"
-            rb"(?:(?P<sep>=)[ \t]*(?P<value>" + _QUOTED + rb"|[^\s\"'`,;&)}\]>]+)"
-            rb"|:[ \t]*(?P<quoted>" + _QUOTED + rb"))"
-        )
-        flag = re.compile(
-            rb"(?<![\w-])--" + key + end + rb"[ \t]+(?P<value>" + _QUOTED + rb"|[^\s\"'`]+)"
-        )
-        return line, inline, flag
-
-    @cached_property
-    def _authorization(self) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
-        header = re.compile(
-            rb"(?i)\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
-            rb"(?:bearer|token|basic|digest)?[ \t]*(?P<value>[A-Za-z0-9\-._~+/]+=*)"
-        )
-        bearer = re.compile(rb"(?i)\bbearer[ \t]+(?P<value>[A-Za-z0-9\-._~+/]{16,}=*)")
-        return header, bearer
-
-    @cached_property
     def _key_header(self) -> re.Pattern[bytes]:
         names = b"|".join(re.escape(_b(h)) for h in self._rules.key_headers)
         return re.compile(rb"-{4,5} ?(?:" + names + rb") ?-{4,5}")
 
-    @cached_property
-    def _key_end(self) -> re.Pattern[bytes]:
-        return re.compile(rb"-{4,5} ?END [A-Z0-9 ]*-{4,5}")
-
     # -- one line -----------------------------------------------------------------------
 
-    def spans(self, line: bytes) -> tuple[list[Span], bool]:
+    def spans(self, line: bytes, every: bool = False) -> tuple[list[Span], bool]:
         """The secrets in one line (no newline in it), merged; and whether a private key
-        block opens on it without closing (its body follows on the next lines)."""
+        block opens on it without closing (its body follows on the next lines).
+
+        Only the exact rules of the candidates the line matches run, unless ``every``
+        (for tests: what the exact rules find whatever the candidates say)."""
         found: list[Span] = []
         opened = False
-        for family in self._which(line) or ():
-            name = self._families[family]
-            if name == "values":
-                assert self._values_re is not None
+        families = range(len(self._families)) if every else self._which(line) or ()
+        for family in families:
+            name = self._actions[family]
+            if isinstance(name, tuple):
+                for index in name:
+                    rule, pattern, extend = self._formats[index]
+                    for m in pattern.finditer(line):
+                        span = self._format_span(rule, m, extend, line)
+                        if span is not None:
+                            found.append(span)
+            elif name == "values":
                 for m in self._values_re.finditer(line):
                     found.append((m.start(), m.end(), _VALUE, "$" + self._values[m.group()]))
             elif name == "assigned":
@@ -225,13 +300,6 @@ class Scanner:
                 self._authorization_spans(line, found)
             elif name == "key":
                 opened = self._private_key(line, found)
-            else:
-                for index in map(int, name.split(",")):
-                    rule, pattern, extend = self._formats[index]
-                    for m in pattern.finditer(line):
-                        span = self._format_span(rule, m, extend, line)
-                        if span is not None:
-                            found.append(span)
         return _merge(found), opened
 
     def _format_span(
@@ -241,7 +309,7 @@ class Scanner:
             start, end = m.span(rule.group)
             if start < 0 or not _plausible(m.group(rule.group), None, quoted=True):
                 return None
-            if _NOT_SECRET_KEY.search(line[m.start() : start] + line[end : m.end()]):
+            if _patterns().not_secret_key.search(line[m.start() : start] + line[end : m.end()]):
                 return None  # "private_key_id": "...": an identifier, as detect-secrets says
             word = self._keyword_word.search(m.group())
             kind = kind_of_name(word.group().decode("utf-8", "replace")) if word else "secret"
@@ -257,66 +325,109 @@ class Scanner:
             end = extend.match(line, end).end()  # type: ignore[union-attr]
         if start >= end:
             return None
-        if rule.check == "jwt" and not _valid_jwt(line[start:end]):
+        if rule.check == "jwt" and not valid_jwt(line[start:end]):
             return None
         return (start, end, _FORMAT, rule.kind)
 
     def _assigned(self, line: bytes, found: list[Span]) -> None:
-        line_re, inline_re, flag_re = self._assignments
-        matches = [m for m in (line_re.match(line),) if m is not None]
-        matches += [*inline_re.finditer(line), *flag_re.finditer(line)]
-        for m in matches:
-            key = m.group("key")
-            group = "value" if m.group("value") is not None else "quoted"
-            if _NOT_SECRET_KEY.search(key) or key.decode("ascii", "replace") in PUBLIC_AWS:
-                continue
-            env_style = _ENV_KEY_RE.fullmatch(key) is not None or self._extra_key(key)
-            word = _WORD_KEY.fullmatch(key) is not None
-            sep = m.group("sep") if "sep" in m.re.groupindex else None
-            if sep is not None:
-                before, after = line[m.start("sep") - 1 : m.start("sep")], line[m.end("sep") :]
-                spaced = before in (b" ", b"\t") or after[:1] in (b" ", b"\t")
-                if spaced and sep == b"=" and not word:
-                    continue  # NOTE_KEY = "x": a constant in code, not a shell assignment
-            start, end = m.span(group)
-            value = m.group(group)
-            quoted = value[:1] in (b'"', b"'") and len(value) >= 2 and value[-1:] == value[:1]
-            if quoted:
-                start, end, value = start + 1, end - 1, value[1:-1]
-            else:
-                stripped = value.rstrip(b" \t\r")
-                end -= len(value) - len(stripped)
-                value = stripped
-                if not env_style and (b" " in value or b"\t" in value):
-                    continue  # secret = tmp_path / "x": code or prose
-            loose = not quoted and not env_style
-            kind = kind_of_name(key.decode("ascii", "replace"))
-            if kind in ("token", "key") and (b" " in value or b"\t" in value):
-                continue  # a token has no spaces: this is prose or a style
-            if not _plausible(value, key, quoted=quoted, loose=loose):
-                continue
-            found.append((start, end, _CONTEXT, kind))
+        """Values assigned to keys that name a secret: ``KEY=value`` and ``key: value``
+        lines (after a grep or ``cat -n`` prefix, ``export``, ``set``), ``key=value`` and
+        ``"key": "value"`` anywhere, and ``--key value`` flags."""
+        shared = _patterns()
+        head = shared.line.match(line)
+        whole = -1  # where the key of a whole-line assignment starts
+        if head is not None:
+            value = shared.line_value.match(line, head.end())
+            key_start, key_end = head.span("key")
+            if self._assignment(line, key_start, key_end, head.start("sep"), value, found):
+                whole = key_start
+        # Anywhere in the line: each "=" and ":" after a key (a whole run of key
+        # characters, then maybe a closing quote and spaces), read from the separator back.
+        for sep in shared.separator.finditer(line):
+            at = sep.start()
+            before = line[max(at - _LOOK_BACK, 0) : at].rstrip(b" \t")
+            if before[-1:] in (b'"', b"'"):
+                before = before[:-1]
+            key_end = at - _LOOK_BACK + len(before) if at > _LOOK_BACK else len(before)
+            key_start = key_end - len(before) + len(before.rstrip(_KEY_CHARS))
+            if key_start in (key_end, whole):
+                continue  # no key, or the line's own, already read with all that follows
+            reader = shared.equals_value if sep.group() == b"=" else shared.colon_value
+            value = reader.match(line, at + 1)
+            if value is not None:
+                self._assignment(line, key_start, key_end, at, value, found)
+        if b"--" in line:
+            for flag in shared.flag.finditer(line):
+                value = shared.flag_value.match(line, flag.end())
+                if value is not None:
+                    key_start, key_end = flag.span("key")
+                    self._assignment(line, key_start, key_end, -1, value, found)
 
-    def _extra_key(self, key: bytes) -> bool:
-        name = key.decode("ascii", "replace").upper()
-        return any(fnmatch.fnmatchcase(name, pattern.upper()) for pattern in self._extra)
+    def _assignment(
+        self,
+        line: bytes,
+        key_start: int,
+        key_end: int,
+        sep: int,
+        value_match: re.Match[bytes] | None,
+        found: list[Span],
+    ) -> bool:
+        """Whether the value of this assignment (``sep``: where its separator is, -1 for
+        a flag) is a secret; if so, its span is added."""
+        if value_match is None:
+            return False
+        key = line[key_start:key_end]
+        name = key.decode("ascii", "replace")
+        env_style = is_secret_name(name, self._extra)
+        word = key.lower().endswith(_KEY_ENDS_BYTES)
+        if not (env_style or word) or name in PUBLIC_AWS:
+            return False
+        if _patterns().not_secret_key.search(key):
+            return False
+        if sep >= 0:
+            around = (line[sep - 1 : sep], line[sep + 1 : sep + 2])
+            spaced = b" " in around or b"\t" in around
+            if spaced and line[sep] == 61 and not word:  # 61: "="
+                return False  # NOTE_KEY = "x": a constant in code, not a shell assignment
+        start, end = value_match.span()
+        value = value_match.group()
+        skipped = len(value) - len(value.lstrip(b" \t"))
+        start, value = start + skipped, value[skipped:]
+        quoted = value[:1] in (b'"', b"'") and len(value) >= 2 and value[-1:] == value[:1]
+        if quoted:
+            start, end, value = start + 1, end - 1, value[1:-1]
+        else:
+            stripped = value.rstrip(b" \t\r")
+            end -= len(value) - len(stripped)
+            value = stripped
+            if not env_style and (b" " in value or b"\t" in value):
+                return False  # secret = tmp_path / "x": code or prose
+        loose = not quoted and not env_style
+        kind = kind_of_name(name)
+        if kind in ("token", "key") and (b" " in value or b"\t" in value):
+            return False  # a token has no spaces: this is prose or a style
+        if not _plausible(value, key, quoted=quoted, loose=loose):
+            return False
+        found.append((start, end, _CONTEXT, kind))
+        return True
 
     def _authorization_spans(self, line: bytes, found: list[Span]) -> None:
-        header, bearer = self._authorization
-        for m in header.finditer(line):
+        shared = _patterns()
+        for m in shared.header.finditer(line):
             if _plausible(m.group("value"), None, quoted=False, minimum=8):
                 found.append((*m.span("value"), _CONTEXT, "authorization"))
-        for m in bearer.finditer(line):
+        for m in shared.bearer.finditer(line):
             value = m.group("value")
             if _plausible(value, None, quoted=False) and (
-                _DIGIT_OR_SYMBOL.search(value) or _MIXED_CASE.match(value)
+                shared.digit_or_symbol.search(value) or shared.mixed_case.match(value)
             ):
                 found.append((*m.span("value"), _CONTEXT, "bearer-token"))
 
     def _private_key(self, line: bytes, found: list[Span]) -> bool:
+        key_end = _patterns().key_end
         opened = False
         for m in self._key_header.finditer(line):
-            end = self._key_end.search(line, m.end())
+            end = key_end.search(line, m.end())
             stop = end.start() if end else len(line)
             body = line[m.end() : stop]
             if body.strip(b" \t\r\\n\"',"):
@@ -341,8 +452,9 @@ class Scanner:
             hit = self._search(data, pos)
             if hit is None:
                 break
-            start = max(data.rfind(b"\n", 0, hit.start()) + 1, pos)
-            last = data.find(b"\n", max(hit.end() - 1, hit.start()))
+            hit_start, hit_end = hit
+            start = max(data.rfind(b"\n", 0, hit_start) + 1, pos)
+            last = data.find(b"\n", max(hit_end - 1, hit_start))
             last = n if last < 0 else last
             while start <= last:  # every line the hit touches
                 end = data.find(b"\n", start, last + 1)
@@ -394,7 +506,7 @@ class Scanner:
     ) -> int:
         """Replace the private key body that starts at ``start`` (a line start) by one
         marker and as many line ends; return where the body ends."""
-        match = _BODY.match(data, start)
+        match = _patterns().body.match(data, start)
         end = match.end() if match else start
         body = data[start:end]
         if body.strip():
@@ -427,26 +539,34 @@ def _plausible(
     lower = value.lower()
     if lower in _COMMON_VALUES or (key is not None and lower == key.lower()):
         return False
-    if not _LETTER.search(value) or _TEMPLATE.match(value) or _PLACEHOLDER.fullmatch(value):
+    shared = _patterns()
+    if lower == value.upper():  # no letter
         return False
-    if _NAMED.fullmatch(value):
+    if shared.template.match(value) or shared.placeholder.fullmatch(value) or _named(lower):
         return False
     if quoted:
         return True
-    if _REFERENCE.fullmatch(value) or b"(" in value or b"[" in value:
+    if b"(" in value or b"[" in value or (b"." in value and shared.reference.fullmatch(value)):
         return False
     if b" = " in value or b"==" in value:
         return False
-    return not (loose and not _DIGIT_OR_SYMBOL.search(value))
+    return not (loose and not shared.digit_or_symbol.search(value))
 
 
-_SECRET_KEY = re.compile(_b(rf"(?i:[A-Za-z0-9_.\-]*(?:{_KEY_WORDS}))|{_ENV_KEY}"))
+def _named(lower: bytes) -> bool:
+    """Whether a value (in lower case) is the name of a thing: ``client_secret_basic``."""
+    first = lower.find(b"_")
+    if first < 0 or lower.translate(None, _NAME_CHARS):
+        return False
+    rest = lower[first + 1 :]
+    return any(word in rest for word in _NAME_WORDS)
 
 
 def secret_key(key: str) -> bool:
     """Whether a key (of a JSON object, an assignment) says its value is a secret."""
     data = key.encode("utf-8", "surrogatepass")
-    return _SECRET_KEY.fullmatch(data) is not None and not _NOT_SECRET_KEY.search(data)
+    shared = _patterns()
+    return shared.secret_key.fullmatch(data) is not None and not shared.not_secret_key.search(data)
 
 
 def plausible_value(value: str) -> bool:
@@ -454,10 +574,24 @@ def plausible_value(value: str) -> bool:
     return _plausible(value.encode("utf-8", "surrogatepass"), None)
 
 
-def _valid_jwt(token: bytes) -> bool:
-    from detect_secrets.plugins.jwt import JwtTokenDetector  # deferred: a slow import
+def valid_jwt(token: bytes) -> bool:
+    """Whether ``token`` is a JSON Web Token in form: detect-secrets' own check
+    (``JwtTokenDetector.is_formally_valid``: every dotted part base64url, the first two
+    JSON), written out here because importing detect-secrets costs a fifth of a second."""
+    import base64
+    import binascii
+    import json
 
-    return bool(JwtTokenDetector.is_formally_valid(token.decode("ascii", "replace")))
+    for index, part in enumerate(token.split(b".")):
+        if len(part) % 4 == 1:
+            return False
+        try:  # padded as detect-secrets pads: "==" after 2 extra characters, "===" after 3
+            decoded = base64.urlsafe_b64decode(part + b"=" * (len(part) % 4))
+            if index < 2:
+                json.loads(decoded.decode("utf-8"))
+        except (binascii.Error, ValueError, UnicodeDecodeError):
+            return False
+    return True
 
 
 def _merge(spans: list[Span]) -> list[Span]:

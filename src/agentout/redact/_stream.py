@@ -9,10 +9,28 @@ stays within one window plus one chunk, and any chunking gives the same bytes.
 
 from __future__ import annotations
 
-from agentout.redact._found import Found
-from agentout.redact._scan import KeyBlock, Scanner
+import io
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING
 
-__all__ = ["StreamRedactor"]
+from agentout.redact._found import Found
+
+if TYPE_CHECKING:
+    from agentout.redact._scan import Scanner
+
+__all__ = ["KeyBlock", "RedactedReader", "StreamRedactor"]
+
+_READ = 1 << 16
+
+
+class KeyBlock:
+    """A private key block still open at the end of the bytes scanned so far."""
+
+    __slots__ = ("marked", "open")
+
+    def __init__(self) -> None:
+        self.open = False
+        self.marked = False
 
 
 class StreamRedactor:
@@ -20,10 +38,13 @@ class StreamRedactor:
 
     The concatenation of everything returned is the redacted stream; ``found`` counts
     what was replaced so far. With no scanner (redaction off) every chunk passes as is.
+    ``scanner`` may also be a function that builds it: it is called on the first chunk
+    that is not empty, so a stream that gets no output costs nothing.
     """
 
-    def __init__(self, scanner: Scanner | None) -> None:
-        self._scanner = scanner
+    def __init__(self, scanner: Scanner | Callable[[], Scanner | None] | None) -> None:
+        self._build = scanner if callable(scanner) else None
+        self._scanner = None if callable(scanner) else scanner
         self._held = b""
         self._block = KeyBlock()
         self._counts: dict[str, int] = {}
@@ -41,8 +62,12 @@ class StreamRedactor:
     def feed(self, chunk: bytes) -> bytes:
         if self._finished:
             raise ValueError("feed() after finish()")
+        if not chunk:
+            return b""
+        if self._build is not None:
+            self._scanner, self._build = self._build(), None
         scanner = self._scanner
-        if scanner is None or not chunk:
+        if scanner is None:
             return bytes(chunk)
         data = self._held + chunk if self._held else bytes(chunk)
         out: list[bytes] = []
@@ -60,6 +85,8 @@ class StreamRedactor:
             self._count(kinds)
             data = data[step:]
         self._held = data
+        if not out:
+            return b""
         return out[0] if len(out) == 1 else b"".join(out)
 
     def finish(self) -> bytes:
@@ -76,3 +103,39 @@ class StreamRedactor:
     def _count(self, kinds: list[str]) -> None:
         for kind in kinds:
             self._counts[kind] = self._counts.get(kind, 0) + 1
+
+
+class RedactedReader(io.RawIOBase):
+    """A binary file whose reads give ``source``'s bytes with their secrets hidden, as
+    ``stream`` redacts them: wrap it in ``io.BufferedReader`` for ``readline``. Closing it
+    leaves ``source`` open."""
+
+    def __init__(self, source: IO[bytes], stream: StreamRedactor) -> None:
+        super().__init__()
+        self._source = source
+        self._stream = stream
+        self._pending = memoryview(b"")
+        self._done = False
+
+    @property
+    def found(self) -> Found:
+        """What was hidden in what was read so far."""
+        return self._stream.found
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            if self._done:
+                return 0
+            chunk = self._source.read(_READ)
+            if chunk:
+                self._pending = memoryview(self._stream.feed(chunk))
+            else:
+                self._done = True
+                self._pending = memoryview(self._stream.finish())
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
