@@ -80,3 +80,28 @@ def test_keep_secrets_keeps_them_in_the_store_only(cases: list[Case], tmp_path: 
     page = _agentout(case, store, "show", closing_fields(text)["ref"])  # what is stored,
     assert "[secret: " in page  # shown as a page: hidden there too
     assert all(value not in page for value in case.planted)
+
+
+def test_a_test_that_prints_a_token_does_not_leak_it_even_cut(tmp_path: Path) -> None:
+    """pytest shows a long value cut ('ghp_abcd...6789'): its pieces are hidden too."""
+    token = "ghp_" + "Zq7" * 12
+    (tmp_path / "test_token.py").write_text(
+        "import os\ndef test_token():\n    assert os.environ['GH_TOKEN'] == 'nope'\n"
+    )
+    store = tmp_path / "store"
+    env = {**os.environ, "GH_TOKEN": token, "AGENTOUT_SPILL_DIR": str(store)}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    done = subprocess.run(
+        [*AGENTOUT, "run", "--", sys.executable, "-m", "pytest", "-q", "test_token.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    text = done.stdout.decode()
+    assert done.returncode == 1
+    assert "test_token" in text
+    for piece in (token, token[:8], token[-8:]):
+        assert piece not in text
+        assert piece.encode() not in _stored(store)

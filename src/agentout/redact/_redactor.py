@@ -120,6 +120,27 @@ class Redactor:
         except UnicodeDecodeError:  # a window of a very long line cut a character
             return out.decode("utf-8", "replace"), found
 
+    def redact_cut_text(self, text: str) -> tuple[str, Found]:
+        """``redact_text``, and also the pieces of a known value a tool printed cut (a
+        test framework's ``'ghp_abcdefgh...xyz0123456789'``): a run of characters that
+        begins or ends with 8 or more of a secret value's own first or last characters is
+        hidden as that value."""
+        text, found = self.redact_text(text)
+        if not self.enabled or not self._values:
+            return text, found
+        import re
+
+        hidden: dict[str, int] = {}
+        for value, name in self._values.items():
+            if len(value) < 16:
+                continue  # a piece of a short value could be anything
+            head, tail = re.escape(value[:8]), re.escape(value[-8:])
+            piece = re.compile(rf"[\w.+/=-]*(?:{head}|{tail})[\w.+/=-]*")
+            text, n = piece.subn(f"[secret: ${name}]", text)
+            if n:
+                hidden[f"${name}"] = n
+        return text, found + Found.of(hidden)
+
     def redact_value(self, value: T) -> tuple[T, Found]:
         """A JSON-like value (dicts, lists, tuples, strings, anything else kept) with the
         secrets in its strings replaced, and a string under a key that names a secret

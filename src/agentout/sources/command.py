@@ -115,7 +115,7 @@ def run(
             raise ValueError("--shell takes the command line as one argument")
         argv = process.shell_argv(argv[0])
     elif reduce and format == "raw":
-        tested = _tests(argv, max_tokens, max_chars, tokenizer)
+        tested = _tests(argv, max_tokens, max_chars, tokenizer, _redactor(redact))
         if tested is not None:
             return tested
     check_mode(mode)
@@ -175,10 +175,11 @@ def _tests(
     max_tokens: int | None,
     max_chars: int | None,
     tokenizer: str | Tokenizer | None,
+    redactor: Redactor | None,
 ) -> CommandRun | None:
     """A test command (pytest, jest, vitest, go test, cargo test, ...) run as ``agentout
     test -- CMD`` runs it: its machine-readable results read into the agent test report
-    (every failing test named, each cause once), not its text."""
+    (every failing test named, each cause once), not its text; secrets in it hidden."""
     names = {os.path.basename(word).lower() for word in argv}
     if not names & _TEST_PROGRAMS:
         return None  # most commands: nothing of the test machinery is imported
@@ -200,7 +201,11 @@ def _tests(
         return None  # it cannot start: run it as any command, which says why
     seconds = done.run.duration or 0.0
     outcome = CommandOutcome(tuple(done.argv), done.exit_status, seconds)
-    delivery = TextDelivery(done.text, "reduced", reducer=f"tests/{done.runner}")
+    text, hidden = (done.text, 0)
+    if redactor is not None:
+        text, found = redactor.redact_text(done.text)
+        hidden = found.total
+    delivery = TextDelivery(text, "reduced", reducer=f"tests/{done.runner}", secrets=hidden)
     return CommandRun(outcome, delivery)
 
 
