@@ -95,6 +95,13 @@ class Spool:
         return self.writer is not None
 
     def write(self, data: bytes) -> None:
+        """``data`` (whole lines), its secrets hidden: the store never holds what the agent
+        may not see (``agentout.redact``; what is shown is hidden again by ``pack``)."""
+        from agentout.redact import default_redactor
+
+        redactor = default_redactor()
+        if redactor.enabled:
+            data, _ = redactor.redact_bytes(data)
         self.size += len(data)
         if self.writer is not None:
             try:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from agentout.budget import Budget
 from agentout.errors import AgentoutError
@@ -324,6 +324,7 @@ def pack(
     for name, value in (("max_tokens", max_tokens), ("max_chars", max_chars)):
         if value is not None and value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
+    result = _without_secrets(result)
     tok = get_tokenizer(tokenizer)
     fmt = get_format(format)
     candidates: Sequence[Format] = getattr(fmt, "candidates", lambda _r: [fmt])(result)
@@ -347,6 +348,42 @@ def pack(
     if fmt.name == "auto":
         best = replace(best, format=f"auto:{best.format}")
     return best
+
+
+def _without_secrets(result: Result) -> Result:
+    """Every value an agent is about to see with its secrets hidden (``agentout.redact``;
+    ``AGENTOUT_REDACT=0`` turns it off), the header saying how many (``secrets=N``). Here,
+    because everything agentout shows is packed: fit, records, notes, test reports, the
+    MCP tools. Text that was hidden already as it arrived (``run``) has nothing left."""
+    from agentout.redact import default_redactor
+
+    redactor = default_redactor()
+    if not redactor.enabled:
+        return result
+    from agentout.records import Lines
+
+    hidden = 0
+    records = []
+    for record in result.records:
+        views: list[Any] = []
+        before = hidden
+        for view in record.views:
+            if isinstance(view, Lines):  # a note's N/S/B lines: each part, kinds kept
+                parts = []
+                for kind, fields in view.lines:
+                    clean, found = redactor.redact_value(dict(fields))
+                    hidden += found.total
+                    parts.append((kind, clean))
+                views.append(Lines(*parts))
+                continue
+            clean_view, found = redactor.redact_value(view)
+            hidden += found.total
+            views.append(clean_view)
+        records.append(record if hidden == before else replace(record, views=tuple(views)))
+    if not hidden:
+        return result
+    header = {**result.header, "secrets": result.header.get("secrets", 0) + hidden}
+    return replace(result, records=tuple(records), header=header)
 
 
 def _better(a: Packed, b: Packed) -> bool:

@@ -30,6 +30,7 @@ UNSAFE = "\x00-\x1f" + INVISIBLE
 _UNSAFE = re.compile(f"[{UNSAFE}]")
 _LEFT_RAW_BY_JSON = re.compile(f"[{INVISIBLE}]")
 
+
 def _escaped(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
