@@ -51,6 +51,9 @@ class TextSettings:
     max_chars: int | None = None
     format: str | Format = "raw"
     tokenizer: str | Tokenizer | None = None
+    # A prefix that marks agentout's own lines in the output (a task runner's recipe
+    # lines, reduced by agentout's line shell): taken off, and the line left as it is.
+    own: str | None = None
 
     @property
     def raw(self) -> bool:
@@ -83,11 +86,18 @@ def short_ref(ref: SpillRef) -> str:
     return stem.rsplit("-", 1)[-1]
 
 
-def _lines(data: bytes) -> list[str]:
+def _lines(data: bytes, own: str | None = None) -> list[str]:
     text = data.decode("utf-8", errors="replace")
     parts = text.split("\n")
     if parts and parts[-1] == "":
         parts.pop()
+    if own:
+        return [
+            terminal_text(line[len(own) :])
+            if line.startswith(own)
+            else own_line(terminal_text(line))
+            for line in parts
+        ]
     return [own_line(terminal_text(line)) for line in parts]
 
 
@@ -140,7 +150,7 @@ def deliver_output(
         data, hidden = redactor.redact_bytes(data)
         if hidden.total:
             head["secrets"] = head.get("secrets", 0) + hidden.total
-    lines = _lines(data) if data is not None else None
+    lines = _lines(data, settings.own) if data is not None else None
 
     small = data is not None and len(data) <= settings.threshold
     stored = capture.writer is not None  # --mode file: kept whatever its size
