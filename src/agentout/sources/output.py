@@ -164,7 +164,7 @@ def deliver_output(
         chosen = _try_reduced(capture, reduced, settings, head, data, reducer)
         if chosen is not None:
             return chosen
-        if small:
+        if small and not settings.own:
             reduced = None  # small output the reducer did not shorten: cut as printed
 
     # 2. small, and it fits: as printed

@@ -6,7 +6,8 @@ lines (labels, closing lines) already told apart: a line a command printed that 
 like one of them was escaped (``agentout.visible.own_line``), so a label here is always
 one the line shell wrote.
 Blocks that failed, and the runner's error lines, matter most; then the last block;
-then the rest in order. Each block's terse view is its label and its closing line.
+then the rest in order. A block's terse view is its label, one marker for the line's
+output, and its closing line (which names where that output is kept).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["TaskBlocks"]
 
 _LABEL = "[agentout task"
+_CLOSING = ("[exit ", "[agentout: ")
 _FAILED = ("[exit ", "[agentout: exit=", "S status=FAIL", "S status=ERROR")
 
 
@@ -44,14 +46,29 @@ class TaskBlocks:
             lines = output.lines[first:last]
             full = {"text": "\n".join(lines), "n": first + 1, "last": last}
             views = [full]
-            if labelled and len(lines) > 2:  # the label, and how the line ended
-                views.insert(0, {**full, "text": "\n".join((lines[0], lines[-1]))})
+            terse = _terse(lines, first + 1) if labelled else None
+            if terse is not None:
+                views.insert(0, {**full, "text": terse})
             records.append(Record.of(*views, kind="B"))
             if any(line.startswith(_FAILED) or "***" in line for line in lines):
                 failed.append(index)
         rest = [i for i in range(len(records)) if i not in failed]
         order = failed + rest[-1:] + rest[:-1]
         return Reduced(records, order)
+
+
+def _terse(lines: Sequence[str], n: int) -> str | None:
+    """The label, a marker for the line's output, and from its closing line on (the
+    reference to the line's own output, and what the runner said after it)."""
+    end = next(
+        (i for i in range(len(lines) - 1, 0, -1) if lines[i].startswith(_CLOSING)),
+        len(lines) - 1,
+    )
+    if end <= 1:
+        return None
+    noun = "line" if end == 2 else "lines"
+    marker = f"[… {end - 1} {noun} · --lines {n + 1}:{n + end - 1}]"
+    return "\n".join((lines[0], marker, *lines[end:]))
 
 
 def _spans(lines: Sequence[str]) -> list[tuple[int, int, bool]]:
