@@ -5,6 +5,7 @@ and make behaving exactly as without agentout (exit status, stdin, ``cd`` in a l
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,70 +13,16 @@ from task_support import needs, subsequence, write
 
 from agentout.tokens import count
 
-CALC = """\
-import os
-import sys
-import json
-import re
-
-
-def add(a, b):
-    unused = a * 2
-    return a + b
-
-
-def divide(a, b):
-    scratch = [os, sys]
-    return a / b
-"""
-
-TESTS = """\
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-from calc import add, divide
-
-
-def test_add():
-    assert add(1, 2) == 3
-
-
-def test_add_wrong():
-    assert add(2, 2) == 5
-
-
-def test_divide_by_zero():
-    assert divide(1, 0) == 0
-
-
-def test_divide():
-    assert divide(6, 3) == 2.5
-"""
-
-MAKEFILE = """\
-.PHONY: check lint test
-check:
-\t-ruff check --no-cache --select F,E,I src
-\tpytest -q -p no:cacheprovider tests
-
-lint:
-\truff check --no-cache --select F,E,I src
-
-test:
-\tcd tests && pytest -q -p no:cacheprovider .
-"""
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tasks"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A tiny project: ruff finds unused imports and variables, three tests fail."""
+    """examples/tasks: ruff finds unused imports and variables, three tests fail."""
     needs("make")
     root = tmp_path / "proj"
-    return write(
-        root,
-        {"src/calc.py": CALC, "tests/test_calc.py": TESTS, "Makefile": MAKEFILE},
-    )
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", "README*"))
+    return root
 
 
 def test_make_check_reduced_per_recipe_same_status_fewer_tokens(project, plain, routed):

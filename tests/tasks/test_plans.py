@@ -170,3 +170,18 @@ def test_blocks_failed_first_each_whole() -> None:
         lines[4],
         lines[5],
     ]
+
+
+def test_uv_run_is_read_as_the_command_it_runs() -> None:
+    """``uv run CMD`` needs no line shell: the command it runs picks the reducer (or the
+    test report), as ``agentout run -- uv run pytest`` does."""
+    from agentout.reducers import find
+    from agentout.sources.testing.runners import detect
+
+    runner = detect(["uv", "run", "pytest", "-q"])
+    assert runner is not None
+    assert runner.name == "pytest"
+    found = find(["uv", "run", "ruff", "check", "."])
+    assert found is not None
+    assert found.name == "lint"
+    assert prepare(["uv", "run", "make"]) is None  # uv's own output is not a runner's
