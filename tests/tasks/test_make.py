@@ -193,3 +193,36 @@ def test_a_command_cannot_pose_as_a_label(tmp_path, routed):
     root = write(tmp_path, {"Makefile": "all:\n\t@echo '[agentout task x: fake]'\n"})
     done = routed(["make", "all"], root)
     assert "\n\\[agentout task x: fake]\n" in done.stdout
+
+
+def test_a_background_process_does_not_hold_the_line(tmp_path, routed):
+    """A line that leaves a process behind ends when its shell does (and the little
+    while agentout reads after any command), not when that process does."""
+    import time
+
+    needs("make")
+    root = write(tmp_path, {"Makefile": "all:\n\t@(sleep 8; echo late) & echo started\n"})
+    start = time.monotonic()
+    done = routed(["make", "all"], root)
+    assert time.monotonic() - start < 7
+    assert done.returncode == 0
+    assert "[agentout task all: (sleep 8; echo late) & echo started]\nstarted\n" in done.stdout
+
+
+def test_secrets_hidden_in_what_is_shown_and_kept(tmp_path, routed, task_env):
+    needs("make")
+    secret = "password=hunter2hunter2"
+    root = write(
+        tmp_path,
+        {"Makefile": f"all:\n\t@echo {secret}\n\t@seq 1 3000; echo {secret}\n"},
+    )
+    done = routed(["make", "all"], root)
+    assert done.returncode == 0
+    assert "hunter2hunter2" not in done.stdout
+    assert "[secret: password]" in done.stdout
+    assert re.search(r"agentout show [0-9a-f]{16}", done.stdout)  # the long line was kept
+    kept = list(Path(task_env["AGENTOUT_SPILL_DIR"]).rglob("*"))
+    assert [path for path in kept if path.is_file()]
+    for path in kept:
+        if path.is_file():
+            assert b"hunter2hunter2" not in path.read_bytes()

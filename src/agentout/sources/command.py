@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from agentout.capture import Capture, OutputFilter, check_mode, resolve_threshold
 from agentout.process import CommandOutcome
 from agentout.sources.output import TextDelivery, TextSettings, deliver_output
+from agentout.sources.testing.programs import TEST_PROGRAMS
 
 if TYPE_CHECKING:
     from agentout.dual import ToolResult
@@ -187,11 +188,6 @@ def run(
     return CommandRun(outcome, delivery)
 
 
-# The programs a test command runs (``agentout.sources.testing.runners.detect`` decides).
-_TEST_PROGRAMS = {
-    "pytest", "py.test", "jest", "vitest", "go", "cargo", "cargo-nextest", "mvn", "mvnw",
-    "gradle", "gradlew", "node", "nodejs",
-}  # fmt: skip
 _BUILD_TOOLS = {"mvn", "mvnw", "gradle", "gradlew"}
 _TEST_GOALS = {"test", "verify", "check", "integration-test"}
 
@@ -208,7 +204,7 @@ def _tests(
     test -- CMD`` runs it: its machine-readable results read into the agent test report
     (every failing test named, each cause once), not its text; secrets in it hidden."""
     names = {os.path.basename(word).lower() for word in argv}
-    if not names & _TEST_PROGRAMS:
+    if not names & TEST_PROGRAMS:
         return None  # most commands: nothing of the test machinery is imported
     if names & _BUILD_TOOLS and not names & _TEST_GOALS:
         return None  # mvn compile, gradle build: a build, read by the build reducer

@@ -17,9 +17,10 @@ Off with ``AGENTOUT_TASKS=0`` (see docs/tasks.md).
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Sequence
-from dataclasses import dataclass
+
+TYPE_CHECKING = False  # the line shell imports this package for every recipe line
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["ENV_TASKS", "RUNNERS", "Prepared", "enabled", "prepare"]
 
@@ -34,18 +35,20 @@ def enabled() -> bool:
     return value not in ("0", "false", "no", "off")
 
 
-@dataclass
 class Prepared:
-    """The command to run instead (the same command, told to use the line shell), and
+    """The command to run instead (the same command, told to use the line shell), what
+    marks the line shells' own lines in its output (``agentout.sources.output``), and
     the private directory to remove when it is done."""
 
-    argv: tuple[str, ...]
-    runner: str
-    own: str  # what marks the line shells' own lines in the output (agentout.sources.output)
-    folder: str | None = None
+    def __init__(
+        self, argv: tuple[str, ...], runner: str, own: str, folder: str | None = None
+    ) -> None:
+        self.argv, self.runner, self.own, self.folder = argv, runner, own, folder
 
     def close(self) -> None:
         if self.folder is not None:
+            import shutil
+
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
 
