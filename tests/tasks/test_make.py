@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -226,3 +227,23 @@ def test_secrets_hidden_in_what_is_shown_and_kept(tmp_path, routed, task_env):
     for path in kept:
         if path.is_file():
             assert b"hunter2hunter2" not in path.read_bytes()
+
+
+def test_line_shells_keep_output_in_the_callers_store(tmp_path, monkeypatch, task_env):
+    """The MCP server runs commands with a store of its own: what the recipe lines keep
+    is there, where its ``show`` reads, not in the user's store."""
+    from agentout.sources.command import run
+    from agentout.spill import SpillStore
+
+    needs("make")
+    for name, value in task_env.items():
+        monkeypatch.setenv(name, value)
+    root = write(tmp_path / "proj", {"Makefile": "all:\n\t@seq 1 3000\n"})
+    store = SpillStore(tmp_path / "server-store")
+    done = run(["make", "all"], store=store, cwd=root, stdin=subprocess.DEVNULL)
+    assert done.outcome.exit_status == 0
+    refs = re.findall(r"agentout show ([0-9a-f]{16})\]", done.delivery.text)
+    assert refs
+    for ref in refs:
+        assert store.find_id(ref)
+    assert not Path(task_env["AGENTOUT_SPILL_DIR"]).exists()

@@ -147,6 +147,7 @@ def run(
             argv if tasks is None else tasks.argv,
             capture.feed,
             cwd=cwd,
+            env=None if tasks is None or store is None else _stored_in(store),
             stdin=stdin,
             timeout=timeout,
             cancel=cancel,
@@ -242,6 +243,12 @@ def _tasks(argv: Sequence[str], cwd: str | os.PathLike[str] | None) -> Prepared 
     from agentout.tasks import prepare
 
     return prepare(argv, None if cwd is None else os.fspath(cwd))
+
+
+def _stored_in(store: SpillStore) -> dict[str, str]:
+    """The environment for a runner whose line shells must keep what they store in
+    ``store`` (an MCP server's own, which ``agentout show`` there reads), not the user's."""
+    return {**os.environ, "AGENTOUT_SPILL_DIR": str(store.root)}
 
 
 def _redactor(redact: bool | None) -> Redactor | None:
