@@ -247,3 +247,15 @@ def test_line_shells_keep_output_in_the_callers_store(tmp_path, monkeypatch, tas
     for ref in refs:
         assert store.find_id(ref)
     assert not Path(task_env["AGENTOUT_SPILL_DIR"]).exists()
+
+
+def test_oneshell_recipe_is_one_line(tmp_path, plain, routed):
+    needs("make")
+    (tmp_path / "sub").mkdir()
+    root = write(tmp_path, {"Makefile": ".ONESHELL:\nall:\n\t@cd sub\n\tpwd\n\texit 4\n"})
+    raw = plain(["make", "all"], root)
+    done = routed(["make", "all"], root)
+    assert done.returncode == raw.returncode == 2
+    assert subsequence(raw.stdout.splitlines(), done.stdout.splitlines())
+    # one shell for the whole recipe, so no target for the label: its first line
+    assert f"[agentout task: cd sub…]\n{root}/sub\n[exit 4]\n" in done.stdout

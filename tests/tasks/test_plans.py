@@ -32,20 +32,30 @@ def _makefile(tmp_path: Path, text: str) -> Path:
         ("SHELL += -x\n", None),
         ("SHELL := /bin/bash\nSHELL := /bin/zsh\n", None),
         ("override SHELL := /bin/bash\n", "/bin/bash"),
+        ("override export SHELL := /bin/bash\n", None),
         ("include $(wildcard *.mk)\n", None),
         ("all:\n\tSHELL=/bin/bash ./run\n", None),  # read as the makefile's, to be sure
         (".SHELLFLAGS := -eu -o pipefail -c\nall:\n\techo hi\n", "/bin/sh"),
+        ("export SHELL\nall:\n\techo hi\n", None),
+        ("export CC SHELL\n", None),
+        (".EXPORT_ALL_VARIABLES:\nall:\n\techo hi\n", None),
+        ("export PATH := /x:$(PATH)\n", "/bin/sh"),
+        ("export SHELL := /bin/bash\n", None),  # $SHELL in recipes would be the line shell
     ],
 )
 def test_makefile_shell(tmp_path: Path, text: str, shell: str | None) -> None:
     path = _makefile(tmp_path, text)
-    assert _makefile_shell([str(path)], str(tmp_path)) == shell
+    read = _makefile_shell([str(path)], str(tmp_path))
+    assert (read[0] if read else None) == shell
 
 
 def test_included_makefiles_are_read(tmp_path: Path) -> None:
     (tmp_path / "shell.mk").write_text("all: SHELL := /bin/bash\n")
     path = _makefile(tmp_path, "include shell.mk\nall:\n\techo hi\n")
     assert _makefile_shell([str(path)], str(tmp_path)) is None
+    (tmp_path / "one.mk").write_text(".ONESHELL:\n")
+    path = _makefile(tmp_path, "include one.mk\nall:\n\techo hi\n")
+    assert _makefile_shell([str(path)], str(tmp_path)) == ("/bin/sh", True)
 
 
 @pytest.mark.parametrize(

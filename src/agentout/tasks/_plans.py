@@ -80,6 +80,10 @@ _MAKE_FILES = ("GNUmakefile", "makefile", "Makefile")
 _ASSIGN = r"(?:(?:override|export|private|unexport)\s+)*SHELL\s*(::?=|:::=|\+=|\?=|!=|=)(.*)"
 _SHELL_GLOBAL = re.compile(rf"^\s*{_ASSIGN}$")
 _SHELL_ANYWHERE = re.compile(r"\bSHELL\s*(?::{1,3}=|\+=|\?=|!=|=)")
+_EXPORTS_SHELL = re.compile(
+    r"^\s*(?:override\s+)?export\b[^=]*\bSHELL\b|^\s*\.EXPORT_ALL_VARIABLES\s*:"
+)
+_ONESHELL = re.compile(r"^\.ONESHELL\s*:")
 _INCLUDE = re.compile(r"^\s*(-include|sinclude|include)\s+(.*)$")
 
 
@@ -128,20 +132,25 @@ def _make(argv: tuple[str, ...], cwd: str) -> Plan | None:
         paths = [next((p for p in paths if os.path.isfile(p)), "")]
     if not all(os.path.isfile(path) for path in paths):
         return None  # make says why itself
-    shell = _makefile_shell(paths, folder)
-    if shell is None:
+    read = _makefile_shell(paths, folder)
+    if read is None:
         return None
-    return Plan(
-        "make", shell, lambda launcher: (argv[0], f"SHELL={launcher} --target=$@", *argv[1:])
-    )
+    shell, oneshell = read
+    # With .ONESHELL make runs SHELL as one program, its value not split into words:
+    # the line shell is not told the target there.
+    target = "" if oneshell else " --target=$@"
+    return Plan("make", shell, lambda launcher: (argv[0], f"SHELL={launcher}{target}", *argv[1:]))
 
 
-def _makefile_shell(paths: list[str], folder: str) -> str | None:
-    """The shell the makefiles give their recipes: /bin/sh, or the one word of the only
+def _makefile_shell(paths: list[str], folder: str) -> tuple[str, bool] | None:
+    """The shell the makefiles give their recipes, and whether they say ``.ONESHELL``.
+    The shell is /bin/sh, or the one word of the only
     global ``SHELL = /path`` or ``SHELL := /path``; None when they set it in any other way
-    (target-specific, computed, appended, several times) or include a file whose name is
+    (target-specific, computed, appended, several times), export it to the recipes
+    (``export SHELL``, ``.EXPORT_ALL_VARIABLES``), or include a file whose name is
     computed."""
     assignments: list[tuple[str, str]] = []
+    oneshell = False
     seen: set[str] = set()
     pending = list(paths)
     while pending:
@@ -166,6 +175,9 @@ def _makefile_shell(paths: list[str], folder: str) -> str | None:
                     return None
                 pending.extend(os.path.join(folder, name) for name in names)
                 continue
+            oneshell = oneshell or bool(_ONESHELL.match(line))
+            if _EXPORTS_SHELL.search(line):
+                return None  # recipes would see the line shell in $SHELL
             if not _SHELL_ANYWHERE.search(line):
                 continue
             found = _SHELL_GLOBAL.match(line)
@@ -173,7 +185,7 @@ def _makefile_shell(paths: list[str], folder: str) -> str | None:
                 return None
             assignments.append((found.group(1), found.group(2).split("#", 1)[0].strip()))
     if not assignments:
-        return "/bin/sh"
+        return "/bin/sh", oneshell
     if len(assignments) != 1:
         return None
     operator, value = assignments[0]
@@ -181,7 +193,7 @@ def _makefile_shell(paths: list[str], folder: str) -> str | None:
         return None
     if set(value) & set("$`'\"\\"):
         return None
-    return value
+    return value, oneshell
 
 
 # -- just -----------------------------------------------------------------------------------
