@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentout.capture import Capture
 from agentout.reducers import REDUCE_MAX_BYTES, Output, Reduced, Reducer, command_words
-from agentout.visible import own_line, terminal_text, visible
+from agentout.sources._whole import lines_of as _lines
+from agentout.sources._whole import whole_text as _whole_text
 
 if TYPE_CHECKING:  # imported where used: small output is given without any of them
     from agentout.formats import Format
@@ -86,21 +87,6 @@ def short_ref(ref: SpillRef) -> str:
     return stem.rsplit("-", 1)[-1]
 
 
-def _lines(data: bytes, own: str | None = None) -> list[str]:
-    text = data.decode("utf-8", errors="replace")
-    parts = text.split("\n")
-    if parts and parts[-1] == "":
-        parts.pop()
-    if own:
-        return [
-            terminal_text(line[len(own) :])
-            if line.startswith(own)
-            else own_line(terminal_text(line))
-            for line in parts
-        ]
-    return [own_line(terminal_text(line)) for line in parts]
-
-
 def _fits(text: str, settings: TextSettings, limit_chars: int | None) -> bool:
     if limit_chars is not None and len(text) > limit_chars:
         return False
@@ -109,22 +95,6 @@ def _fits(text: str, settings: TextSettings, limit_chars: int | None) -> bool:
     from agentout.tokens import count_until, get_tokenizer
 
     return count_until(text, settings.max_tokens, get_tokenizer(settings.tokenizer)) is not None
-
-
-def _whole_text(lines: Sequence[str], header: Mapping[str, Any]) -> str:
-    text = "".join(line + "\n" for line in lines)
-    status = header.get("exit", 0)
-    extra = [f"exit={status}"] if status else []
-    for key in ("signal", "error", "secrets", "warning"):
-        if header.get(key):
-            extra.append(f"{key}={visible(str(header[key]))}")
-    ref = header.get("ref")
-    if extra == [f"exit={status}"] and not ref:
-        return text + f"[exit {status}]\n"
-    if ref:
-        fields = f"agentout: {' '.join(extra)} · " if extra else ""
-        return text + f"[{fields}agentout show {ref}]\n"
-    return text + (f"[agentout: {' '.join(extra)}]\n" if extra else "")
 
 
 def deliver_output(

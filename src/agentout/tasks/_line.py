@@ -99,10 +99,17 @@ def _run_shell(shell: str, args: list[str], words: tuple[str, ...]) -> tuple[str
             signal.signal(sig, handler)
     killed = -status if status < 0 else None
     exit_status = 128 - status if status < 0 else status
-    capture = output.finish()
-    if capture is None:
+    found = output.finish()
+    if found is None:
         return "", exit_status, killed
-    text = _delivered(capture, shell, args, output, exit_status, killed, started)
+    if isinstance(found, bytes):  # small, and no reducer reads it: given whole
+        from agentout.sources._whole import lines_of, whole_text
+
+        head: dict[str, object] = {"exit": exit_status}
+        if killed is not None:
+            head["signal"] = signal.Signals(killed).name
+        return whole_text(lines_of(found), head), exit_status, killed
+    text = _delivered(found, shell, args, output, exit_status, killed, started)
     return text, exit_status, killed
 
 
@@ -127,22 +134,23 @@ class _Output:
         assert self.held is not None
         if not self.held:
             from agentout.capture import resolve_threshold
-            from agentout.reducers import find
 
             self.threshold = resolve_threshold()
-            self.reducer = find(self.words) if self.words else None
+            if self.words:
+                from agentout.reducers import find
+
+                self.reducer = find(self.words)
         self.held += piece
         if self.reducer is not None or len(self.held) > self.threshold:
-            self.capture = _capture(redact=True)
+            self.capture = _capture()
             self.capture.feed(bytes(self.held))
             self.held = None
 
-    def finish(self) -> Capture | None:
+    def finish(self) -> Capture | bytes | None:
+        """The capture to deliver, or the output itself when it is small and no reducer
+        reads it (shown whole, never stored), or None when there was none."""
         if self.capture is None:
-            if not self.held:
-                return None
-            self.capture = _capture(redact=False)
-            self.capture.feed(bytes(self.held))
+            return bytes(self.held) if self.held else None
         self.capture.close()
         return self.capture
 
@@ -175,16 +183,13 @@ def _wait(pid: int) -> int:
     return -os.WTERMSIG(raw) if os.WIFSIGNALED(raw) else os.WEXITSTATUS(raw)
 
 
-def _capture(*, redact: bool) -> Capture:
+def _capture() -> Capture:
     """A capture as ``agentout run`` makes one: secrets hidden as the output arrives."""
     from agentout.capture import Capture, resolve_threshold
+    from agentout.redact import Redactor
 
-    stream = None
-    if redact:
-        from agentout.redact import Redactor
-
-        redactor = Redactor.from_environ()
-        stream = redactor.stream() if redactor.enabled else None
+    redactor = Redactor.from_environ()
+    stream = redactor.stream() if redactor.enabled else None
     return Capture(threshold=resolve_threshold(), filters=(stream,) if stream else ())
 
 
