@@ -194,3 +194,14 @@ def test_update_replaces_only_the_sections_rerun() -> None:
     assert "newer b" in twice
     assert "new b\n" not in twice
     assert "old a" in twice
+
+
+def test_tasks_token_section_runs_make_check(tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    bench_tasks = importlib.import_module("bench_tasks")
+    text, ok = bench_tasks.tokens(tmp_path, bench_tasks._env(tmp_path / ".private"))
+    assert ok
+    assert "| `agentout run -- make check` | 2 |" in text
