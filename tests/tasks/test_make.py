@@ -259,3 +259,17 @@ def test_oneshell_recipe_is_one_line(tmp_path, plain, routed):
     assert subsequence(raw.stdout.splitlines(), done.stdout.splitlines())
     # one shell for the whole recipe, so no target for the label: its first line
     assert f"[agentout task: cd sub…]\n{root}/sub\n[exit 4]\n" in done.stdout
+
+
+def test_just_started_by_a_recipe_is_that_lines_output(tmp_path, plain, routed):
+    """just does not inherit make's SHELL: what it prints is the make line's output."""
+    needs("make")
+    needs("just")
+    root = write(
+        tmp_path,
+        {"Makefile": "all:\n\t@just -f inner.just hello\n", "inner.just": "hello:\n    echo hi\n"},
+    )
+    raw = plain(["make", "all"], root)
+    done = routed(["make", "all"], root)
+    assert done.returncode == raw.returncode == 0
+    assert "[agentout task all: just -f inner.just hello]\necho hi\nhi\n" in done.stdout

@@ -9,7 +9,8 @@ launcher ``agentout.tasks._plans`` writes puts agentout's own options first::
 Most calls are handed straight to the real shell with ``exec``, nothing imported: a
 call that is not ``-c LINE``, output that is not the runner's own (make's
 ``$(shell ...)``, just's backticks, a recipe's ``$(SHELL) script``), and a line that
-starts a runner again (``$(MAKE) -C sub``: its own lines are reduced one by one). The
+starts make again (``$(MAKE) -C sub``: its own lines are reduced one by one) or
+agentout. The
 rest run as ``agentout run`` runs a command (the same shell and flags, the same stdin,
 directory and environment; a test command gives the test report), and the line's
 reduced output is printed whole, under a label naming its recipe and line, while a
@@ -24,8 +25,11 @@ import sys
 
 __all__ = ["main"]
 
-# A line that starts one of these runs recipe lines (or agentout) itself: left whole.
-_NESTED = {"make", "gmake", "just", "npm", "pnpm", "yarn", "npx", "agentout", "tox", "nox"}
+# A line that starts one of these is passed straight to the shell: a sub-make is given
+# the line shell too (make passes SHELL on in MAKEFLAGS), so its own lines come reduced
+# already, and agentout reduces what it runs itself. Other runners (just, npm) started
+# from a recipe do not inherit the line shell: their output is the line's, reduced whole.
+_NESTED = {"make", "gmake", "agentout"}
 
 
 def main(argv: list[str] | None = None) -> None:
