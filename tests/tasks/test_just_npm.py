@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from task_support import needs, subsequence, write
 
 JUSTFILE = """\
@@ -82,8 +83,9 @@ def _package(root: Path, scripts: dict[str, str]) -> Path:
     return write(root, {"package.json": text})
 
 
-def test_npm_scripts_as_without(tmp_path: Path, plain, routed) -> None:
-    needs("npm")
+@pytest.mark.parametrize("manager", ["npm", "pnpm"])
+def test_npm_scripts_as_without(tmp_path: Path, plain, routed, manager: str) -> None:
+    needs(manager)
     (tmp_path / "sub").mkdir()
     root = _package(
         tmp_path,
@@ -124,5 +126,14 @@ def test_npm_script_shell_of_the_user_is_left_alone(tmp_path: Path, routed) -> N
     root = _package(tmp_path, {"hi": "echo hi"})
     (root / ".npmrc").write_text("script-shell=/bin/bash\n")
     done = routed(["npm", "run", "hi"], root)
+    assert done.returncode == 0
+    assert "[agentout task" not in done.stdout
+
+
+def test_pnpm_script_shell_of_the_user_is_left_alone(tmp_path: Path, routed) -> None:
+    needs("pnpm")
+    root = _package(tmp_path, {"hi": "echo hi"})
+    (root / ".npmrc").write_text("script-shell=/bin/bash\n")
+    done = routed(["pnpm", "run", "hi"], root)
     assert done.returncode == 0
     assert "[agentout task" not in done.stdout

@@ -3,6 +3,7 @@ makefile, never by running a recipe."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from agentout.reducers import Output
 from agentout.tasks import prepare
 from agentout.tasks._blocks import TaskBlocks
 from agentout.tasks._line import label, reducer_words
-from agentout.tasks._plans import _make, _makefile_shell
+from agentout.tasks._plans import _make, _makefile_shell, _npm
 from agentout.tasks.shell import _command_at
 
 
@@ -195,3 +196,21 @@ def test_uv_run_is_read_as_the_command_it_runs() -> None:
     assert found is not None
     assert found.name == "lint"
     assert prepare(["uv", "run", "make"]) is None  # uv's own output is not a runner's
+
+
+def test_npm_and_pnpm_plans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NPM_CONFIG_USERCONFIG", str(tmp_path / "none"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for key in [k for k in os.environ if "script_shell" in k.lower()]:
+        monkeypatch.delenv(key)
+    npm = _npm(("npm", "run", "lint", "--", "--fix"), str(tmp_path))
+    assert npm is not None
+    assert npm.build("/x/sh") == ("npm", "--script-shell=/x/sh", "run", "lint", "--", "--fix")
+    pnpm = _npm(("pnpm", "test"), str(tmp_path))
+    assert pnpm is not None
+    assert pnpm.build("/x/sh") == ("pnpm", "--config.script-shell=/x/sh", "test")
+    assert _npm(("npm", "install"), str(tmp_path)) is None
+    assert _npm(("npm", "run", "x", "--script-shell=bash"), str(tmp_path)) is None
+    (tmp_path / "pnpm-workspace.yaml").write_text("scriptShell: /bin/bash\n")
+    assert _npm(("pnpm", "test"), str(tmp_path)) is None
+    assert _npm(("npm", "test"), str(tmp_path)) is not None  # npm does not read it

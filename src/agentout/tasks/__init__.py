@@ -1,10 +1,12 @@
-"""Commands inside task runners: each recipe line of ``make``, ``just`` and ``npm run``
+"""Commands inside task runners: each recipe line of ``make``, ``just``, ``npm run`` and
+``pnpm run``
 reduced on its own, labelled with its recipe, instead of the runner's output as one blob.
 
 ``agentout run -- make check`` (and the hook's rewrite of ``make check``) asks
 ``prepare`` whether the runner can be told to start each recipe line through agentout's
 line shell (``agentout.tasks.shell``) without changing what runs: make's ``SHELL``,
-just's ``--shell``/``--shell-arg``, npm's ``--script-shell``. The line shell runs every
+just's ``--shell``/``--shell-arg``, npm's ``--script-shell`` (pnpm's
+``--config.script-shell``). The line shell runs every
 line with the shell and flags the runner would have used, and prints the line's
 reduced output under one label. Where that cannot be shown to be the same (a Makefile
 that sets ``SHELL`` in a way not read here, a justfile module with a shell of its own,
@@ -26,7 +28,7 @@ __all__ = ["ENV_TASKS", "RUNNERS", "Prepared", "enabled", "prepare"]
 
 ENV_TASKS = "AGENTOUT_TASKS"
 # The programs whose recipe lines can be reduced one by one (argv[0]'s basename).
-RUNNERS = frozenset({"make", "gmake", "just", "npm"})
+RUNNERS = frozenset({"make", "gmake", "just", "npm", "pnpm"})
 
 
 def enabled() -> bool:

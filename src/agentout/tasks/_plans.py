@@ -37,7 +37,7 @@ def plan(program: str, argv: tuple[str, ...], cwd: str) -> Plan | None:
         return _make(argv, cwd)
     if program == "just":
         return _just(argv, cwd)
-    if program == "npm":
+    if program in ("npm", "pnpm"):
         return _npm(argv, cwd)
     return None
 
@@ -294,16 +294,30 @@ _NPM_SCRIPTS = {"run", "run-script", "rum", "urn", "test", "tst", "t", "start", 
 
 
 def _npm(argv: tuple[str, ...], cwd: str) -> Plan | None:
+    """npm, or pnpm (which reads the same npmrc, and its own config files, and takes the
+    setting as ``--config.script-shell``)."""
     if len(argv) < 2 or argv[1] not in _NPM_SCRIPTS:
         return None
     ours = argv[: argv.index("--")] if "--" in argv else argv
-    if any(word.startswith("--script-shell") for word in ours):
+    if any("script-shell" in word or "shell-emulator" in word for word in ours):
         return None
     if any("script_shell" in key.lower() for key in os.environ):
         return None
-    if any(_names_script_shell(path) for path in _npmrc_files(cwd)):
+    pnpm = os.path.basename(argv[0]) == "pnpm"
+    files = _npmrc_files(cwd) + (_pnpm_files(cwd) if pnpm else [])
+    if any(_names_script_shell(path) for path in files):
         return None  # a script shell of the user's: left as it is
-    return Plan("npm", "sh", lambda launcher: (argv[0], f"--script-shell={launcher}", *argv[1:]))
+    option = "--config.script-shell" if pnpm else "--script-shell"
+    runner = "pnpm" if pnpm else "npm"
+    return Plan(runner, "sh", lambda launcher: (argv[0], f"{option}={launcher}", *argv[1:]))
+
+
+def _pnpm_files(cwd: str) -> list[str]:
+    """pnpm's own settings: the workspace file (and its parents') and the user's rc."""
+    found = [os.path.join(folder, "pnpm-workspace.yaml") for folder in _parents(cwd)]
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+    found.append(os.path.join(config, "pnpm", "rc"))
+    return found
 
 
 def _npmrc_files(cwd: str) -> list[str]:
@@ -336,6 +350,7 @@ def _parents(folder: str) -> list[str]:
 def _names_script_shell(path: str) -> bool:
     try:
         with open(path, encoding="utf-8", errors="replace") as stream:
-            return "script-shell" in stream.read(_MAKEFILE_BYTES) or False
+            text = stream.read(_MAKEFILE_BYTES)
     except OSError:
         return False
+    return any(name in text for name in ("script-shell", "scriptShell", "shell-emulator"))
