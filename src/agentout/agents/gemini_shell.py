@@ -117,8 +117,7 @@ def reduced(shell: Shell, command: str) -> tuple[str, Any]:
     capture = Capture(
         threshold=threshold, store=SpillStore.default(), filters=(stream,) if stream else ()
     )
-    data = shell.output.encode("utf-8", "surrogateescape")
-    capture.feed(data if data.endswith(b"\n") else data + b"\n")
+    capture.feed(shell.output.encode("utf-8", "surrogateescape"))  # the store: byte-exact
     capture.close()
     header: dict[str, Any] = {"cmd": clip(line, CMD_CHARS), "exit": shell.exit_status}
     if stream is not None and stream.found.total:
