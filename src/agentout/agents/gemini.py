@@ -32,11 +32,17 @@ def edits(
     *, scope: str, home: Path, project: Path, agentout: Sequence[str], ledger: bool = True
 ) -> list[Edit]:
     """The hook and the MCP server (``.gemini/settings.json`` of the project, or
-    ``~/.gemini/settings.json``), and the instructions (``GEMINI.md``)."""
+    ``~/.gemini/settings.json``), and the instructions (``GEMINI.md``). With
+    ``ledger=False`` both run with ``AGENTOUT_LEDGER=0`` (Gemini CLI has no ``env``
+    setting for what it starts; its hook commands run through the shell)."""
     base = home / ".gemini" if scope == "global" else project / ".gemini"
     notes = base / "GEMINI.md" if scope == "global" else project / "GEMINI.md"
     settings = base / "settings.json"
-    hook = f"{shlex.join(agentout)} hook gemini"
+    off = "" if ledger else "env AGENTOUT_LEDGER=0 "
+    hook = f"{off}{shlex.join(agentout)} hook gemini"
+    server = mcp_server(agentout)
+    if not ledger:
+        server["env"] = {"AGENTOUT_LEDGER": "0"}
     return [
         JsonHook(
             settings,
@@ -47,7 +53,7 @@ def edits(
             timeout=_TIMEOUT_MS,
             name=HOOK_NAME,
         ),
-        JsonEntry(settings, ("mcpServers",), "agentout", mcp_server(agentout)),
+        JsonEntry(settings, ("mcpServers",), "agentout", server),
         TextBlock(notes, instructions()),
     ]
 
