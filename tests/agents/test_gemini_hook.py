@@ -9,17 +9,20 @@ then ``wrapUntrusted``), around real recorded command outputs (tests/fixtures/co
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentout import facts
-from agentout.agents import gemini_shell
+from agentout.agents import gemini_shell, hook
 from agentout.agents.hook import answer
 from agentout.tokens import get_tokenizer
 from command_fixtures import Fixture, fixtures
@@ -235,3 +238,34 @@ def test_the_hook_answers_through_the_cli() -> None:
     reply = json.loads(done.stdout)
     assert reply["decision"] == "deny"
     assert facts.lost(fixture.facts, reply["reason"]) == []
+
+
+def _main(monkeypatch: pytest.MonkeyPatch, decide_with: Any, capsys: Any) -> tuple[str, str]:
+    monkeypatch.setitem(hook.AGENTS, "gemini", decide_with)
+    data = json.dumps(payload("make", BIG)).encode()
+    assert hook.main(["gemini"], io.BytesIO(data)) == 0
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def test_a_crash_passes_the_output_through(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    def broken(data: Any) -> None:
+        raise RuntimeError("boom")
+
+    out, err = _main(monkeypatch, broken, capsys)
+    assert (out, err) == ("{}\n", "agentout: hook: RuntimeError: boom; nothing changed\n")
+
+
+def test_a_slow_answer_passes_the_output_through(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setitem(hook.TIME_LIMITS, "gemini", 0.2)
+
+    def slow(data: Any) -> dict[str, Any]:
+        time.sleep(5)
+        return {"decision": "deny", "reason": "late"}
+
+    started = time.monotonic()
+    out, err = _main(monkeypatch, slow, capsys)
+    assert time.monotonic() - started < 3
+    assert (out, err) == ("{}\n", "agentout: hook: no answer within 0.2s; nothing changed\n")

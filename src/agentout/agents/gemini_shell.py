@@ -157,10 +157,10 @@ def decide(payload: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     output, delivery = reduced(shell, command)
     text = LEAD + shell.render(output)
-    from agentout.tokens import get_tokenizer
+    from agentout.tokens import count_until, get_tokenizer
 
     counter = get_tokenizer(None)
-    if counter.count(text) >= counter.count(content):
+    if count_until(content, counter.count(text), counter) is not None:  # O(answer), not O(output)
         if delivery.ref is not None:
             delivery.ref.path.unlink(missing_ok=True)  # not delivered: nothing names it
         return None

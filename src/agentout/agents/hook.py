@@ -23,11 +23,12 @@ TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
 if TYPE_CHECKING:
     from typing import IO, Any
 
-__all__ = ["AGENTS", "MAX_PAYLOAD", "MAX_PAYLOADS", "TIME_LIMIT", "answer", "main"]
+__all__ = ["AGENTS", "MAX_PAYLOAD", "MAX_PAYLOADS", "TIME_LIMIT", "TIME_LIMITS", "answer", "main"]
 
 MAX_PAYLOAD = 1 << 20  # a Bash payload is a command and a few fields
 MAX_PAYLOADS = {"gemini": 8 << 20}  # an AfterTool payload holds the command's output
 TIME_LIMIT = 2.0
+TIME_LIMITS = {"gemini": 5.0}  # after the command: it reduces the output, as agentout run does
 _SHELL_TOOLS = {"claude": {"Bash"}, "gemini": {"run_shell_command"}}
 _EVENTS = {"gemini": "AfterTool"}
 _NOTHING = {"gemini": "{}\n"}
@@ -57,6 +58,10 @@ AGENTS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]] = {
 
 def _limit(agent: str) -> int:
     return MAX_PAYLOADS.get(agent, MAX_PAYLOAD)
+
+
+def _time_limit(agent: str) -> float:
+    return TIME_LIMITS.get(agent, TIME_LIMIT)
 
 
 def answer(agent: str, raw: bytes) -> tuple[str, str | None]:
@@ -110,15 +115,16 @@ def main(argv: Sequence[str], stdin: IO[bytes] | None = None) -> int:
     """The whole hook: always exit status 0 and, at worst, no answer."""
     out, err = "", None
     agent = argv[0] if argv else ""
+    limit = _time_limit(agent)
     previous = None
     if hasattr(signal, "setitimer"):
         previous = signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT)
+        signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         raw = _read_limited(stdin if stdin is not None else sys.stdin.buffer, _limit(agent))
         out, err = answer(agent, raw)
     except _TimeLimit:
-        out, err = "", f"agentout: hook: no answer within {TIME_LIMIT:g}s; nothing changed"
+        out, err = "", f"agentout: hook: no answer within {limit:g}s; nothing changed"
     except Exception as exc:  # fail open: the command runs as it was
         out, err = "", f"agentout: hook: {type(exc).__name__}: {exc}; nothing changed"
     finally:
