@@ -269,3 +269,53 @@ def test_a_slow_answer_passes_the_output_through(
     out, err = _main(monkeypatch, slow, capsys)
     assert time.monotonic() - started < 3
     assert (out, err) == ("{}\n", "agentout: hook: no answer within 0.2s; nothing changed\n")
+
+
+# -- another MCP server's tools ---------------------------------------------------------
+
+
+def mcp_payload(tool: str, parts: list[dict[str, object]], **extra: object) -> bytes:
+    """An AfterTool payload for an MCP tool: llmContent as transformMcpContentToParts
+    (mcp-tool.ts, 0.61.0) builds it, a ``{"text": wrapUntrusted(text)}`` per text block."""
+    data = payload("", parts, **extra)
+    data["tool_name"] = tool
+    data["tool_input"] = {"owner": "acme", "repo": "app"}
+    return json.dumps(data).encode()
+
+
+def _wrapped(text: str) -> dict[str, object]:
+    return {"text": f"<untrusted_context>\n{text}\n</untrusted_context>"}
+
+
+def test_a_large_mcp_result_is_cut_to_the_budget(private: Path) -> None:
+    (fixture,) = [f for f in fixtures("logs") if f.name == "app-log"]
+    text = _text(fixture)
+    parts = [_wrapped(text), _wrapped("page 2 of 2")]
+    out, err = answer("gemini", mcp_payload("mcp_logs_tail", parts))
+    assert err is None
+    reply = json.loads(out)
+    assert reply["decision"] == "deny"
+    reason = reply["reason"]
+    assert reason.startswith("[agentout: the tool ran; below is its result, cut to fit")
+    counter = get_tokenizer(None)
+    assert counter.count(reason) <= 5000 + 40  # agentout's MCP budget, and the lead line
+    found = re.search(r"read_output ref=(\S+)", reason)
+    assert found is not None
+    (stored,) = private.rglob(found.group(1))
+    assert stored.read_bytes() == (text + "\npage 2 of 2").encode()  # complete, both parts
+
+
+@pytest.mark.parametrize(
+    ("tool", "parts", "extra"),
+    [
+        ("mcp_logs_tail", [_wrapped("three lines\nof\nresult")], {}),  # within budget
+        ("mcp_agentout_read_output", [_wrapped("x\n" * 40000)], {}),  # our own: budgeted
+        ("mcp_logs_tail", [_wrapped("x\n" * 40000), {"inlineData": {"data": "AA=="}}], {}),
+        ("mcp_logs_tail", [_wrapped("x\n" * 40000)], {"error": {"message": "failed"}}),
+        ("mcp_logs_tail", [], {}),
+    ],
+)
+def test_other_mcp_results_are_left_alone(
+    tool: str, parts: list[dict[str, object]], extra: dict[str, object]
+) -> None:
+    assert answer("gemini", mcp_payload(tool, parts, **extra)) == ("", None)

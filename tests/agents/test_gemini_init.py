@@ -46,11 +46,11 @@ def test_the_after_tool_hook_sits_beside_the_users_hooks(project: Path) -> None:
     status, said = _init(project)
     assert status == 0, said
     assert said.splitlines()[0].startswith("added     ")
-    assert "hooks.AfterTool (run_shell_command)" in said.splitlines()[0]
+    assert "hooks.AfterTool (^(run_shell_command|mcp_.+)$)" in said.splitlines()[0]
     data = json.loads(settings.read_text())
     mine, ours = data["hooks"]["AfterTool"]
     assert mine == USERS["hooks"]["AfterTool"][0]  # type: ignore[index]
-    assert ours["matcher"] == "run_shell_command"
+    assert ours["matcher"] == "^(run_shell_command|mcp_.+)$"
     (hook,) = ours["hooks"]
     assert hook["type"] == "command"
     assert hook["command"].endswith(" hook gemini")
@@ -92,3 +92,23 @@ def test_no_ledger_reaches_the_hook_and_the_server(project: Path) -> None:
     assert data["mcpServers"]["agentout"]["env"] == {"AGENTOUT_LEDGER": "0"}
     assert _init(project, "--no-ledger", "--uninstall")[0] == 0
     assert json.loads((project / ".gemini" / "settings.json").read_text()) == USERS
+
+
+def test_the_matcher_picks_the_shell_and_mcp_servers_tools_only() -> None:
+    """Gemini CLI tests ``new RegExp(matcher).test(toolName)``; this regex means the same
+    in Python. The built-in tool names are those of Gemini CLI 0.61.0."""
+    import re
+
+    from agentout.agents.gemini import MATCHER
+
+    picked = re.compile(MATCHER)
+    for name in ("run_shell_command", "mcp_github_list_issues", "mcp_agentout_read_output"):
+        assert picked.search(name), name
+    for name in (
+        "read_mcp_resource",
+        "list_mcp_resources",
+        "read_file",
+        "mcp_",
+        "xrun_shell_command",
+    ):
+        assert not picked.search(name), name

@@ -6,7 +6,9 @@ The hook (``agentout hook gemini``, ``agentout.agents.gemini_shell``) runs after
 engine and the user decided, and agentout only replaces the output the model reads with
 ``agentout run``'s smaller delivery of it (the complete output kept in the store, named
 by ``agentout show REF``), when that is fewer tokens. It never changes what runs or what
-is allowed: it cannot, the command is over.
+is allowed: it cannot, the command is over. After another MCP server's tool, a result
+over agentout's MCP budget is cut to fit as agentout's own tools cut theirs
+(``agentout.agents.gemini_mcp``).
 
 No ``BeforeTool`` rewrite is installed: Gemini CLI's policy rules are not evaluated again
 on a rewritten command the way the hook would need, so a rewrite could run a command a
@@ -22,9 +24,12 @@ from pathlib import Path
 from agentout.agents._common import instructions, mcp_server
 from agentout.agents._install import Edit, JsonEntry, JsonHook, TextBlock
 
-__all__ = ["HOOK_NAME", "check", "edits"]
+__all__ = ["HOOK_NAME", "MATCHER", "check", "edits"]
 
 HOOK_NAME = "agentout"
+# A regex Gemini CLI searches the tool name with (unanchored: anchored here, or it would
+# also run for built-in tools such as read_mcp_resource).
+MATCHER = "^(run_shell_command|mcp_.+)$"
 _TIMEOUT_MS = 10_000  # Gemini CLI's hook timeout is in milliseconds (default 60000)
 
 
@@ -47,7 +52,7 @@ def edits(
         JsonHook(
             settings,
             "AfterTool",
-            "run_shell_command",
+            MATCHER,
             hook,
             " hook gemini",
             timeout=_TIMEOUT_MS,

@@ -30,6 +30,7 @@ MAX_PAYLOADS = {"gemini": 8 << 20}  # an AfterTool payload holds the command's o
 TIME_LIMIT = 2.0
 TIME_LIMITS = {"gemini": 5.0}  # after the command: it reduces the output, as agentout run does
 _SHELL_TOOLS = {"claude": {"Bash"}, "gemini": {"run_shell_command"}}
+_MCP_TOOLS = {"gemini": "mcp_"}  # the prefix of an MCP server's tools (AfterTool: their result)
 _EVENTS = {"gemini": "AfterTool"}
 _NOTHING = {"gemini": "{}\n"}
 
@@ -45,9 +46,13 @@ def _claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _gemini(payload: Mapping[str, Any]) -> dict[str, Any] | None:
-    from agentout.agents.gemini_shell import decide
+    if str(payload["tool_name"]).startswith(_MCP_TOOLS["gemini"]):
+        from agentout.agents import gemini_mcp
 
-    return decide(payload)
+        return gemini_mcp.decide(payload)
+    from agentout.agents import gemini_shell
+
+    return gemini_shell.decide(payload)
 
 
 AGENTS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]] = {
@@ -86,11 +91,13 @@ def answer(agent: str, raw: bytes) -> tuple[str, str | None]:
         name = payload.get("hook_event_name")
         return "", f"agentout: hook: event {name!r} is not {event}; nothing changed"
     tool = payload.get("tool_name")
-    if tool not in _SHELL_TOOLS[agent]:
-        return "", f"agentout: hook: tool {tool!r} is not a shell tool; nothing changed"
-    tool_input = payload.get("tool_input")
-    if not isinstance(tool_input, dict) or not isinstance(tool_input.get("command"), str):
-        return "", "agentout: hook: the payload has no tool_input.command; nothing changed"
+    mcp = _MCP_TOOLS.get(agent)
+    if not (mcp and isinstance(tool, str) and tool.startswith(mcp)):
+        if tool not in _SHELL_TOOLS[agent]:
+            return "", f"agentout: hook: tool {tool!r} is not a shell tool; nothing changed"
+        tool_input = payload.get("tool_input")
+        if not isinstance(tool_input, dict) or not isinstance(tool_input.get("command"), str):
+            return "", "agentout: hook: the payload has no tool_input.command; nothing changed"
     reply = decide(payload)
     if reply is None:
         return "", None
