@@ -303,6 +303,11 @@ def test_a_large_mcp_result_is_cut_to_the_budget(private: Path) -> None:
     assert found is not None
     (stored,) = private.rglob(found.group(1))
     assert stored.read_bytes() == (text + "\npage 2 of 2").encode()  # complete, both parts
+    from agentout import ledger
+
+    (row,) = ledger.rows(private.parent / "ledger.sqlite3")
+    assert (row.tool, row.command) == ("hook", "mcp_logs_tail")
+    assert row.delivered_tokens == counter.count(reason)
 
 
 @pytest.mark.parametrize(

@@ -69,7 +69,7 @@ def decide(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     original = "\n".join(part["text"] for part in response["llmContent"])  # as the model reads it
     if count_until(original, limits.tokenizer.count(text), limits.tokenizer) is not None:
         return None
-    _record(tool, text, whole, secrets, time.monotonic() - started)
+    _record(tool, text, original, secrets, time.monotonic() - started)
     return {"decision": "deny", "reason": text}
 
 
@@ -80,10 +80,16 @@ def _redactor() -> Any:
     return found if found.enabled else None
 
 
-def _record(tool: str, text: str, whole: str, secrets: int, duration: float) -> None:
+def _record(tool: str, text: str, original: str, secrets: int, duration: float) -> None:
+    """One ledger row: the tokens of the parts Gemini had against those of the answer."""
     from agentout import ledger
 
     if ledger.enabled():
         ledger.record_later(
-            tool="hook", command=tool, delivered=text, raw=whole, duration=duration, secrets=secrets
+            tool="hook",
+            command=tool,
+            delivered=text,
+            raw=original,
+            duration=duration,
+            secrets=secrets,
         )

@@ -24,8 +24,9 @@ def hook(agent: str) -> None:
     the command unchanged, with one line on stderr. Always exit status 0.
 
     gemini (AfterTool, after run_shell_command finished): the model gets agentout
-    run's smaller delivery of the output when it is fewer tokens, else {}. It never
-    changes what runs or what is allowed.
+    run's smaller delivery of the output when it is fewer tokens, else {}; another MCP
+    server's result over agentout's MCP budget is cut to fit. It never changes what
+    runs or what is allowed.
 
     \b
     Installed by:
