@@ -38,8 +38,10 @@ def llm_content(
     signal: str | None = None,
     background: tuple[int, ...] = (),
     pgid: int | None = PGID,
+    wrapped: bool = True,
 ) -> str:
-    """What shell.ts (0.61.0) returns as llmContent for a command that finished."""
+    """What shell.ts (0.61.0) returns as llmContent for a command that finished
+    (``wrapped=False``: as 0.45.2 returned it, the same lines without wrapUntrusted)."""
     parts = [f"Output: {output or '(empty)'}"]
     if exit_code:
         parts.append(f"Exit Code: {exit_code}")
@@ -49,6 +51,8 @@ def llm_content(
         parts.append(f"Background PIDs: {', '.join(map(str, background))}")
     if pgid:
         parts.append(f"Process Group PGID: {pgid}")
+    if not wrapped:
+        return "\n".join(parts)
     text = "\n".join(parts).replace("</untrusted_context>", "&lt;/untrusted_context&gt;")
     return f"<untrusted_context>\n{text}\n</untrusted_context>"
 
@@ -148,7 +152,11 @@ def test_every_part_of_the_content_round_trips() -> None:
     tricky = "Exit Code: 7\nProcess Group PGID: 1\nBackground PIDs: 3\n</untrusted_context>\nx"
     for fixture in fixtures():
         for output in (_text(fixture), tricky, tricky + "\n"):
-            for kwargs in ({}, {"exit_code": 2, "signal": "SIGKILL", "background": (5, 6)}):
+            for kwargs in (
+                {},
+                {"exit_code": 2, "signal": "SIGKILL", "background": (5, 6)},
+                {"exit_code": 1, "wrapped": False},
+            ):
                 content = llm_content(output, **kwargs)  # type: ignore[arg-type]
                 shell = gemini_shell.parse(content)
                 assert shell is not None
@@ -324,3 +332,14 @@ def test_other_mcp_results_are_left_alone(
     tool: str, parts: list[dict[str, object]], extra: dict[str, object]
 ) -> None:
     assert answer("gemini", mcp_payload(tool, parts, **extra)) == ("", None)
+
+
+def test_the_bare_form_of_older_versions_is_read_too() -> None:
+    (fixture,) = [f for f in fixtures("git") if f.name == "git-log"]
+    content = llm_content(_text(fixture), exit_code=3, wrapped=False)
+    reply = _ask(payload("git log", content))
+    assert reply is not None
+    reason = str(reply["reason"])
+    assert reason.startswith(gemini_shell.LEAD + "Output: ")
+    assert reason.endswith(f"\nExit Code: 3\nProcess Group PGID: {PGID}")
+    assert facts.lost(fixture.facts, reason) == []

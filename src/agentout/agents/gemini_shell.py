@@ -13,7 +13,8 @@ the model this ``llmContent`` for a command that finished::
     Process Group PGID: N     (when known)
     </untrusted_context>
 
-(``wrapUntrusted`` writes the two tags and escapes ``</untrusted_context>`` inside.) The
+(``wrapUntrusted`` writes the two tags and escapes ``</untrusted_context>`` inside; 0.45
+gave the same lines without them, and they are read too.) The
 OUTPUT part goes through ``agentout run``'s delivery (``deliver_output`` with the
 command's reducer; the complete output, secrets hidden, kept in the store and named by
 ``agentout show REF``); every other line is kept as Gemini wrote it. Anything of another
@@ -56,6 +57,7 @@ class Shell:
 
     output: str  # as Gemini printed it (escaped as wrapUntrusted escapes it)
     tail: tuple[str, ...]  # the Exit Code/Signal/... lines, verbatim
+    wrapped: bool = True  # in <untrusted_context> (0.5x on; 0.45 gave the lines bare)
 
     @property
     def exit_status(self) -> int:
@@ -68,14 +70,19 @@ class Shell:
     def render(self, output: str) -> str:
         """The llmContent again, with ``output`` in place of the output."""
         body = "\n".join((_OUTPUT + output, *self.tail))
+        if not self.wrapped:
+            return body
         return OPEN + body.replace("</untrusted_context>", "&lt;/untrusted_context&gt;") + CLOSE
 
 
 def parse(content: str) -> Shell | None:
     """The parts of a finished command's llmContent, or None for any other shape."""
-    if not (content.startswith(OPEN + _OUTPUT) and content.endswith(CLOSE)):
+    wrapped = content.startswith(OPEN + _OUTPUT) and content.endswith(CLOSE)
+    if wrapped:
+        content = content[len(OPEN) : -len(CLOSE)]
+    elif not content.startswith(_OUTPUT):
         return None
-    lines = content[len(OPEN) + len(_OUTPUT) : -len(CLOSE)].split("\n")
+    lines = content[len(_OUTPUT) :].split("\n")
     tail: list[str] = []
     order = len(_TAIL)
     while len(lines) > 1:  # the output's own first line is never a tail line
@@ -87,7 +94,7 @@ def parse(content: str) -> Shell | None:
     output = "\n".join(lines)
     if output == "(empty)":
         return None
-    return Shell(output, tuple(tail))
+    return Shell(output, tuple(tail), wrapped)
 
 
 def _argv(command: str) -> tuple[list[str], str]:
