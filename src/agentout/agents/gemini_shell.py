@@ -163,6 +163,8 @@ def decide(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     if shell is None:
         return None
     output, delivery = reduced(shell, command)
+    if delivery.form == "whole" and output.startswith(shell.output.rstrip("\n")):
+        return None  # as printed, unchanged: it cannot be smaller (no tokenizer loaded to see it)
     text = LEAD + shell.render(output)
     from agentout.tokens import count_until, get_tokenizer
 
