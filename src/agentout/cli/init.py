@@ -34,7 +34,8 @@ def init(
 
     Writes, into the agent's own files and nowhere else: the hook (Claude Code: runs
     the commands your permission rules allow through `agentout run`, never changing
-    what they decide), the MCP server (`agentout serve`), and two lines of instructions.
+    what they decide; Gemini CLI: shrinks a finished command's output), the MCP
+    server (`agentout serve`), and two lines of instructions.
     Other entries are never touched; a file that existed keeps a copy beside it
     (FILE.agentout-backup); running it again changes nothing. --uninstall removes exactly
     what was added. --show lists each entry and runs the installed hook once.
