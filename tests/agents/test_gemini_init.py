@@ -43,7 +43,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_after_tool_hook_sits_beside_the_users_hooks(project: Path) -> None:
     settings = project / ".gemini" / "settings.json"
     original = settings.read_bytes()
-    status, said = _init(project)
+    status, said = _init(project, "--output-hook")
     assert status == 0, said
     assert said.splitlines()[0].startswith("added     ")
     assert "hooks.AfterTool (^(run_shell_command|mcp_.+)$)" in said.splitlines()[0]
@@ -60,11 +60,11 @@ def test_the_after_tool_hook_sits_beside_the_users_hooks(project: Path) -> None:
     assert data["mcpServers"]["agentout"]["args"][-1] == "serve"
     assert (settings.parent / "settings.json.agentout-backup").read_bytes() == original
 
-    status, said = _init(project)
+    status, said = _init(project, "--output-hook")
     assert status == 0
     assert {line.split()[0] for line in said.splitlines()} == {"unchanged"}
 
-    status, said = _init(project, "--show")
+    status, said = _init(project, "--show", "--output-hook")
     assert status == 0, said
     assert said.splitlines()[0].startswith("installed ")
     assert said.splitlines()[-1] == "runs      the hook answers"
@@ -77,6 +77,19 @@ def test_the_after_tool_hook_sits_beside_the_users_hooks(project: Path) -> None:
     assert {line.split()[0] for line in said.splitlines()} == {"absent"}
 
 
+def test_without_output_hook_only_the_server_and_instructions(project: Path) -> None:
+    status, said = _init(project)
+    assert status == 0, said
+    assert "AfterTool" not in said
+    data = json.loads((project / ".gemini" / "settings.json").read_text())
+    assert data["hooks"] == USERS["hooks"]
+    assert data["mcpServers"]["agentout"]["args"][-1] == "serve"
+    assert _init(project, "--uninstall")[0] == 0
+    assert json.loads((project / ".gemini" / "settings.json").read_text()) == USERS
+    # a usage error: the output hook is Gemini CLI's
+    assert CliRunner().invoke(cli, ["init", "claude", "--output-hook"]).exit_code == 2
+
+
 def test_show_before_install_says_absent(project: Path) -> None:
     status, said = _init(project, "--show")
     assert status == 1
@@ -85,7 +98,7 @@ def test_show_before_install_says_absent(project: Path) -> None:
 
 
 def test_no_ledger_reaches_the_hook_and_the_server(project: Path) -> None:
-    assert _init(project, "--no-ledger")[0] == 0
+    assert _init(project, "--no-ledger", "--output-hook")[0] == 0
     data = json.loads((project / ".gemini" / "settings.json").read_text())
     (hook,) = data["hooks"]["AfterTool"][1]["hooks"]
     assert hook["command"].startswith("env AGENTOUT_LEDGER=0 ")

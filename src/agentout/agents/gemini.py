@@ -34,10 +34,18 @@ _TIMEOUT_MS = 10_000  # Gemini CLI's hook timeout is in milliseconds (default 60
 
 
 def edits(
-    *, scope: str, home: Path, project: Path, agentout: Sequence[str], ledger: bool = True
+    *,
+    scope: str,
+    home: Path,
+    project: Path,
+    agentout: Sequence[str],
+    ledger: bool = True,
+    output_hook: bool = False,
 ) -> list[Edit]:
-    """The hook and the MCP server (``.gemini/settings.json`` of the project, or
-    ``~/.gemini/settings.json``), and the instructions (``GEMINI.md``). With
+    """The MCP server (``.gemini/settings.json`` of the project, or
+    ``~/.gemini/settings.json``), the instructions (``GEMINI.md``) and, with
+    ``output_hook``, the ``AfterTool`` hook: asked for, because Gemini CLI 0.61 shows a
+    replaced result as "Tool result blocked" (the only answer it applies is a deny). With
     ``ledger=False`` both run with ``AGENTOUT_LEDGER=0`` (Gemini CLI has no ``env``
     setting for what it starts; its hook commands run through the shell)."""
     base = home / ".gemini" if scope == "global" else project / ".gemini"
@@ -48,7 +56,7 @@ def edits(
     server = mcp_server(agentout)
     if not ledger:
         server["env"] = {"AGENTOUT_LEDGER": "0"}
-    return [
+    hooks: list[Edit] = [
         JsonHook(
             settings,
             "AfterTool",
@@ -57,7 +65,10 @@ def edits(
             " hook gemini",
             timeout=_TIMEOUT_MS,
             name=HOOK_NAME,
-        ),
+        )
+    ]
+    return [
+        *(hooks if output_hook else []),
         JsonEntry(settings, ("mcpServers",), "agentout", server),
         TextBlock(notes, instructions()),
     ]
