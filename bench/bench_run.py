@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -62,15 +63,25 @@ def kept_by_cut(lines: list[str], head: int, tail: int) -> set[int]:
     return kept
 
 
-def kept_by_agentout(text: str, lines: list[str]) -> set[int]:
-    from agentout.formats.records import parse
+_GAP = re.compile(r"\[… \d+ lines? · agentout show \S+ --lines (\d+):(\d+)\]\Z")
 
-    kept = set()
-    for kind, fields in parse(text):
-        number = fields.get("n")
-        whole = kind in "ETWL" and isinstance(number, int) and 1 <= number <= len(lines)
-        if whole and str(fields.get("text", "")) == lines[number - 1]:
-            kept.add(number)
+
+def kept_by_agentout(text: str, lines: list[str]) -> set[int]:
+    """The numbers of the output lines ``text`` (agentout's raw envelope) shows whole, in
+    order: each gap marker says which lines it stands for; a line a reducer wrote itself
+    (a folded template, a summary) matches no output line and is passed over."""
+    kept: set[int] = set()
+    at = 0  # the index of the next output line that can still be shown
+    for shown in text.split("\n"):
+        gap = _GAP.match(shown)
+        if gap:
+            at = int(gap.group(2))
+            continue
+        for index in range(at, len(lines)):
+            if lines[index] == shown:
+                kept.add(index + 1)
+                at = index + 1
+                break
     return kept
 
 

@@ -205,3 +205,14 @@ def test_tasks_token_section_runs_make_check(tmp_path: Path) -> None:
     text, ok = bench_tasks.tokens(tmp_path, bench_tasks._env(tmp_path / ".private"))
     assert ok
     assert "| `agentout run -- make check` | 2 |" in text
+
+
+def test_run_bench_reads_the_raw_envelope(tmp_path: Path) -> None:
+    bench_run = importlib.import_module("bench_run")
+    from agentout.spill import SpillStore
+
+    lines = ["a", "b", "error: x", "c", "d"]
+    shown = "[… 2 lines · agentout show 0123456789abcdef --lines 1:2]\nerror: x\nwarning ×3\nd"
+    assert bench_run.kept_by_agentout(shown, lines) == {3, 5}
+    text, ok = bench_run.error_lines(SpillStore(tmp_path))
+    assert ok, text
