@@ -50,6 +50,7 @@ __all__ = [
     "fit_text",
     "fit_value",
     "record_lists",
+    "short_ref",
     "spill_uri",
 ]
 
@@ -80,12 +81,22 @@ def _utf8(text: str) -> bytes:
 @dataclass(frozen=True)
 class Limits:
     """One call's budget: tokens (exact, by ``tokenizer``), the inline threshold in bytes,
-    and the store that keeps what does not fit (the default store when None)."""
+    and the store that keeps what does not fit (the default store when None).
+
+    For a caller outside agentout's server (the Claude Code hook): ``kept`` is the
+    complete result, already in the store (every spill names it instead of writing);
+    ``pager`` says how a note tells the agent to page it (``"mcp"``: the ``read_output``
+    tool; ``"cli"``: ``agentout show``); ``redacted`` says the input's secrets were hidden
+    already, in one pass over the whole text, so packing does not look again value by value.
+    """
 
     max_tokens: int
     inline_threshold: int
     tokenizer: Tokenizer
     store: SpillStore | None = None
+    kept: SpillRef | None = None
+    pager: str = "mcp"
+    redacted: bool = False
 
     @classmethod
     def of(
@@ -116,6 +127,8 @@ class Limits:
 
     def spill(self, text: str, *, kind: str, suffix: str) -> SpillRef:
         """Keep ``text`` complete in the store, named after its bytes (same text, same ref)."""
+        if self.kept is not None:
+            return self.kept
         store = self.store if self.store is not None else SpillStore.default()
         with store.open(kind=kind, suffix=suffix, by_content=True) as writer:
             writer.write(_utf8(text))
@@ -179,11 +192,21 @@ def _gap(lines: int) -> str:
     return f"… {lines} line{'' if lines == 1 else 's'} not shown …"
 
 
+def short_ref(ref: str) -> str:
+    """The 16 hex digits that name a spilled file (what ``agentout show`` takes)."""
+    return ref.rsplit(".", 1)[0].rsplit("-", 1)[-1]
+
+
 def _footer(summary: dict[str, Any] | Any, shown: int, tokens: int) -> str:
     head = f"[agentout: {shown} of {summary['lines']} lines shown, {tokens} tokens"
     ref = summary.get("ref")
     if ref is None:
         return f"{head}; {summary.get('warning') or 'the rest was not kept'}]"
+    if summary.get("pager") == "cli":
+        return (
+            f"{head}; the complete text ({summary['bytes']} bytes): "
+            f"agentout show {short_ref(ref)} --lines 1:200 (or --grep PATTERN)]"
+        )
     return (
         f"{head}; the complete text ({summary['bytes']} bytes) is {SPILL_URI}{ref}: "
         f"page it with read_output ref={ref} lines=1:200 (or grep=PATTERN)]"
@@ -214,7 +237,7 @@ def fit_text(text: str, limits: Limits, *, kind: str = "mcp", hybrid: bool = Tru
     digest.feed(_utf8(text))
     digest.finish()
     lines = digest.kept()
-    summary: dict[str, Any] = {"lines": digest.physical, "warning": warning}
+    summary: dict[str, Any] = {"lines": digest.physical, "warning": warning, "pager": limits.pager}
     if ref is not None:
         summary.update(ref=ref.ref, bytes=ref.size)
     records = [_line_record(line) for line in lines]
@@ -224,6 +247,7 @@ def fit_text(text: str, limits: Limits, *, kind: str = "mcp", hybrid: bool = Tru
         max_tokens=limits.max_tokens,
         tokenizer=limits.tokenizer,
         order=digest.priority(lines),
+        redact=not limits.redacted,
     )
     if packed.stats.over_budget:  # not even one line fits beside the footer: the footer alone
         packed = pack(
@@ -231,6 +255,7 @@ def fit_text(text: str, limits: Limits, *, kind: str = "mcp", hybrid: bool = Tru
             format=_LINES,
             max_tokens=limits.max_tokens,
             tokenizer=limits.tokenizer,
+            redact=not limits.redacted,
         )
         if not limits.fits(packed.text):
             raise ValueError(
@@ -403,7 +428,13 @@ def _packed(records: list[Any], key: str, limits: Limits, room: int) -> str:
 
     header = {"list": key} if key else {}
     result = Result.of([object_record(item) for item in records], header=header)
-    return pack(result, format="records", max_tokens=max(room, 0), tokenizer=limits.tokenizer).text
+    return pack(
+        result,
+        format="records",
+        max_tokens=max(room, 0),
+        tokenizer=limits.tokenizer,
+        redact=not limits.redacted,
+    ).text
 
 
 def fit_records(value: Any, limits: Limits, note: str) -> str | None:
