@@ -31,6 +31,9 @@ from agentout.errors import InputError
 __all__ = ["Edit", "JsonEntry", "JsonHook", "TextBlock", "apply", "state"]
 
 BACKUP_SUFFIX = ".agentout-backup"
+# Files this process created: a second edit of one (two hooks in one settings file) has
+# nothing of the user's to back up.
+_CREATED: set[Path] = set()
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ def _write(path: Path, text: str | None, *, removing: bool = False) -> None:
     Installing into a file that existed first keeps a backup beside it; removing drops
     that backup once the file is back to what it held (nothing agentout wrote is left)."""
     existed = path.exists()
-    if existed and not removing and not _backup(path).exists():
+    if existed and not removing and path not in _CREATED and not _backup(path).exists():
         shutil.copy2(path, _backup(path))
     if removing:
         _drop_backup(path, text)
@@ -127,6 +130,8 @@ def _write(path: Path, text: str | None, *, removing: bool = False) -> None:
             out.write(text)
         os.chmod(temporary, mode)
         os.replace(temporary, path)
+        if not existed:
+            _CREATED.add(path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
