@@ -24,7 +24,7 @@ SHOW = re.compile(r"agentout show ([0-9a-f]{16})")
 
 
 @pytest.fixture(autouse=True)
-def _private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("AGENTOUT_SPILL_DIR", str(tmp_path / "spill"))
     monkeypatch.setenv("AGENTOUT_CONFIG_DIR", str(tmp_path / "config"))
     return tmp_path
@@ -112,7 +112,7 @@ def test_own_server_and_other_tools_left_alone() -> None:
     assert decide_post(_payload(big, "Read"), config={}) is None
 
 
-def test_string_form_stays_a_string_within_budget(_private_dirs: Path) -> None:
+def test_string_form_stays_a_string_within_budget(private_dirs: Path) -> None:
     text = _lines(6000)
     response = json.dumps({"content": text}, separators=(",", ":"))
     assert COUNT(response) > 50_000
@@ -123,10 +123,10 @@ def test_string_form_stays_a_string_within_budget(_private_dirs: Path) -> None:
     assert shown.startswith("line 0: ")
     assert "line 5999: " in shown
     assert re.search(r"… \d+ lines not shown …", shown)
-    assert _stored(_private_dirs, shown) == text.encode()
+    assert _stored(private_dirs, shown) == text.encode()
 
 
-def test_blocks_form_keeps_other_blocks_in_place(_private_dirs: Path) -> None:
+def test_blocks_form_keeps_other_blocks_in_place(private_dirs: Path) -> None:
     image = {
         "type": "image",
         "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"},
@@ -141,10 +141,10 @@ def test_blocks_form_keeps_other_blocks_in_place(_private_dirs: Path) -> None:
     assert updated[1] == image
     assert COUNT(updated[0]["text"]) <= 5000
     whole = _lines(3000) + "\n" + _lines(3000)
-    assert _stored(_private_dirs, updated[0]["text"]) == whole.encode()
+    assert _stored(private_dirs, updated[0]["text"]) == whole.encode()
 
 
-def test_records_are_packed_as_records(_private_dirs: Path) -> None:
+def test_records_are_packed_as_records(private_dirs: Path) -> None:
     rows = [{"id": i, "title": f"issue {i} about the parser", "state": "open"} for i in range(4000)]
     response = [{"type": "text", "text": json.dumps(rows)}]
     config = {"mcp": {"servers": {"github": {"tools": {"list_issues": {"max_tokens": 1000}}}}}}
@@ -152,14 +152,16 @@ def test_records_are_packed_as_records(_private_dirs: Path) -> None:
     text = updated[0]["text"]
     assert COUNT(text) <= 1000
     head = text.splitlines()[0]
-    assert head.startswith("H ") and "total=4000" in head and "truncated=true" in head
+    assert head.startswith("H ")
+    assert "total=4000" in head
+    assert "truncated=true" in head
     assert text.splitlines()[1] == 'R id=0 title="issue 0 about the parser" state=open'
-    stored = _stored(_private_dirs, text)
+    stored = _stored(private_dirs, text)
     assert json.loads(stored) == rows  # one line of JSON is kept indented, to page by lines
     assert stored.count(b"\n") > 4000
 
 
-def test_other_json_cut_to_whole_items_with_counts(_private_dirs: Path) -> None:
+def test_other_json_cut_to_whole_items_with_counts(private_dirs: Path) -> None:
     value = {"query": "fox", "paths": [f"src/module_{i}/file_{i}.py" for i in range(8000)]}
     updated = _updated(decide_post(_payload(json.dumps(value)), config={}))
     assert isinstance(updated, str)
@@ -168,20 +170,21 @@ def test_other_json_cut_to_whole_items_with_counts(_private_dirs: Path) -> None:
     shown = json.loads(body)
     assert shown["query"] == "fox"
     kept = len(shown["paths"])
-    assert 0 < kept < 8000 and shown["paths"] == value["paths"][:kept]
+    assert 0 < kept < 8000
+    assert shown["paths"] == value["paths"][:kept]
     assert f"paths: {kept} of 8000 items shown" in note
-    assert json.loads(_stored(_private_dirs, note)) == value
+    assert json.loads(_stored(private_dirs, note)) == value
 
 
 def test_secrets_hidden_in_the_answer_and_the_store(
-    _private_dirs: Path, monkeypatch: pytest.MonkeyPatch
+    private_dirs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     token = "ghp_" + "Ab3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"[:36]
     monkeypatch.setenv("GH_TOKEN", token)
     text = _lines(3000) + f"\nexport GH_TOKEN={token}\n" + _lines(3000)
     updated = _updated(decide_post(_payload([{"type": "text", "text": text}]), config={}))
     assert token not in json.dumps(updated)
-    stored = _stored(_private_dirs, updated[0]["text"])
+    stored = _stored(private_dirs, updated[0]["text"])
     assert token.encode() not in stored
     assert b"[secret: $GH_TOKEN]" in stored
 
@@ -197,16 +200,17 @@ def _run_hook(payload: Any, env: dict[str, str]) -> subprocess.CompletedProcess[
     )
 
 
-def test_hook_process_answers_and_fails_open(_private_dirs: Path) -> None:
+def test_hook_process_answers_and_fails_open(private_dirs: Path) -> None:
     env = dict(os.environ)
-    config = _private_dirs / "config"
+    config = private_dirs / "config"
     config.mkdir()
     (config / "config.toml").write_text(
         "[mcp.servers.files.tools.read]\nmax_tokens = 400\n", encoding="utf-8"
     )
     big = _payload([{"type": "text", "text": _lines(4000)}])
     done = _run_hook(big, env)
-    assert done.returncode == 0 and done.stderr == b""
+    assert done.returncode == 0
+    assert done.stderr == b""
     updated = _updated(json.loads(done.stdout))
     assert COUNT(updated[0]["text"]) <= 400
 

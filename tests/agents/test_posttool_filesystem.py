@@ -128,7 +128,8 @@ def _show_all(ref: str, env: dict[str, str]) -> str:
             assert "shown=none" in footer, footer
             return "\n".join(lines)
         first, last = int(shown[1]), int(shown[2])
-        assert first == start and len(page) == last - first + 1, footer
+        assert first == start, footer
+        assert len(page) == last - first + 1, footer
         lines.extend(page)
         start = last + 1
 
