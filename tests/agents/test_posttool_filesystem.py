@@ -176,3 +176,63 @@ def test_filesystem_result_fits_and_comes_back_whole(
     assert len(set(refs)) == 1, shown[-400:]
 
     assert _show_all(refs[0], env) == complete  # every line, byte for byte
+
+
+def _transcript(path: Path, calls: list[tuple[str, Any]]) -> None:
+    """A Claude Code transcript: each MCP call's tool_use, then its tool_result."""
+    lines = []
+    for n, (tool, content) in enumerate(calls):
+        use = {"type": "tool_use", "id": f"toolu_{n}", "name": tool, "input": {}}
+        result = {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": content}
+        for role, block in (("assistant", use), ("user", result)):
+            entry = {
+                "type": role,
+                "sessionId": "s1",
+                "cwd": "/work/app",
+                "timestamp": "2026-11-20T10:00:00Z",
+                "message": {"role": role, "content": [block]},
+            }
+            lines.append(json.dumps(entry))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_discover_reports_the_mcp_results_that_would_gain(
+    filesystem_server: Path, tree: Path, tmp_path: Path
+) -> None:
+    big = _call(filesystem_server, tree, "read_text_file", {"path": str(tree / "big.txt")})
+    small = _call(filesystem_server, tree, "list_allowed_directories", {})
+    transcript = tmp_path / "session.jsonl"
+    _transcript(
+        transcript,
+        [
+            ("mcp__filesystem__read_text_file", _as_claude_code_passes_it(big)),
+            ("mcp__filesystem__list_allowed_directories", _as_claude_code_passes_it(small)),
+            ("mcp__agentout__count_tokens", _as_claude_code_passes_it(big)),  # left alone
+        ],
+    )
+    env = {
+        **os.environ,
+        "AGENTOUT_SPILL_DIR": str(tmp_path / "spill"),
+        "AGENTOUT_CONFIG_DIR": str(tmp_path / "config"),
+    }
+    done = subprocess.run(
+        [*AGENTOUT, "discover", str(transcript), "--format", "json"],
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    report = json.loads(done.stdout)
+    assert not (tmp_path / "spill").exists()  # discover only reads
+    assert report["mcp_calls"] == 3
+    [gained] = report["mcp_tools"]
+    assert gained["tool"] == "mcp__filesystem__read_text_file"
+    assert gained["raw_tokens"] == COUNT(_as_claude_code_passes_it(big))
+    # exactly what the hook answers for the same result
+    payload = {
+        "hook_event_name": "PostToolUse",
+        "tool_name": gained["tool"],
+        "tool_response": _as_claude_code_passes_it(big),
+    }
+    assert gained["delivered_tokens"] == COUNT(_hook(payload, env))
+    assert gained["delivered_tokens"] <= BUDGET
