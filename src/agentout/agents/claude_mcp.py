@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from agentout.mcp.budgets import ClientBudget, budget_for, split_tool_name
 
-TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
+TYPE_CHECKING = False  # typing, dataclasses, pathlib are not imported: the hook is timed
 if TYPE_CHECKING:
     from typing import Any
 
@@ -45,13 +44,15 @@ class FitFailed(Exception):
     """The result could not be fitted (the hook then answers nothing and says why)."""
 
 
-@dataclass(frozen=True)
 class Shaped:
     """A ``tool_response``: its form, and the text the model would be shown of it."""
 
-    form: str  # "string" | "blocks" | "object"
-    body: str
-    original: Any
+    __slots__ = ("body", "form", "original")
+
+    def __init__(self, form: str, body: str, original: Any) -> None:
+        self.form = form  # "string" | "blocks" | "object"
+        self.body = body
+        self.original = original
 
     @classmethod
     def of(cls, response: Any) -> Shaped | None:
@@ -121,14 +122,14 @@ def _json(text: str) -> Any:
     return value if isinstance(value, (dict, list)) else None
 
 
-@dataclass(frozen=True)
 class _Content:
     """What is fitted: ``text`` (and its JSON ``value``, if it is JSON), unwrapped from a
     one-key object ``{wrap: text}``."""
 
-    text: str
-    value: Any
-    wrap: str | None
+    __slots__ = ("text", "value", "wrap")
+
+    def __init__(self, text: str, value: Any, wrap: str | None) -> None:
+        self.text, self.value, self.wrap = text, value, wrap
 
     @classmethod
     def of(cls, body: str) -> _Content:
@@ -171,8 +172,8 @@ def decide_post(
     if config is None:
         from agentout.config import config_path, load
 
-        source = str(config_path())
-        config = load(config_path())
+        source = config_path()
+        config = load(source)
     budget = budget_for(config, *names, source=source or "config.toml")
     if budget is None:
         return None

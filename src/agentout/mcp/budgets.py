@@ -22,10 +22,12 @@ The most specific setting wins: the tool's, then its server's, then ``[mcp]``'s.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from agentout.errors import InputError
+
+TYPE_CHECKING = False  # typing and dataclasses are not imported: the hook is timed
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["OWN_SERVER", "ClientBudget", "budget_for", "split_tool_name"]
 
@@ -35,10 +37,24 @@ _MIN, _MAX = 200, 200_000  # agentout.mcp.fit.MIN_TOKENS, MAX_TOKENS
 _KEYS = {"max_tokens", "tokenizer", "enabled", "servers", "tools"}
 
 
-@dataclass(frozen=True)
 class ClientBudget:
-    max_tokens: int
-    tokenizer: str | None = None
+    """A budget: ``max_tokens``, counted by ``tokenizer`` (None: agentout's default)."""
+
+    __slots__ = ("max_tokens", "tokenizer")
+
+    def __init__(self, max_tokens: int, tokenizer: str | None = None) -> None:
+        self.max_tokens, self.tokenizer = max_tokens, tokenizer
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ClientBudget):
+            return NotImplemented
+        return (self.max_tokens, self.tokenizer) == (other.max_tokens, other.tokenizer)
+
+    def __hash__(self) -> int:
+        return hash((self.max_tokens, self.tokenizer))
+
+    def __repr__(self) -> str:
+        return f"ClientBudget({self.max_tokens!r}, {self.tokenizer!r})"
 
 
 def split_tool_name(name: str) -> tuple[str, str] | None:
