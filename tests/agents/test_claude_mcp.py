@@ -229,3 +229,32 @@ def test_hook_process_answers_and_fails_open(private_dirs: Path) -> None:
     odd = _payload({"unexpected": True})
     done = _run_hook(odd, env)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+def test_mcp_result_object_form(private_dirs: Path) -> None:
+    """An MCP result object, should a version pass one: structured content is what the
+    model sees of it; the answer is the same object with one text block and no
+    structured content, so the fitted text is what is shown."""
+    rows = [{"path": f"src/m{i}.py", "hits": i % 5} for i in range(5000)]
+    response = {
+        "content": [{"type": "text", "text": "5000 matches"}],
+        "structuredContent": {"result": rows},
+        "isError": False,
+    }
+    updated = _updated(decide_post(_payload(response), config={}))
+    assert set(updated) == {"content", "isError"}
+    assert updated["isError"] is False
+    [block] = updated["content"]
+    assert COUNT(block["text"]) <= 5000
+    assert block["text"].splitlines()[1] == "R path=src/m0.py hits=0"
+    assert json.loads(_stored(private_dirs, block["text"])) == {"result": rows}
+
+
+def test_blocks_without_text_or_unknown_forms_are_left_alone() -> None:
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "A" * 90000},
+    }
+    assert decide_post(_payload([image]), config={}) is None
+    assert decide_post(_payload(12345), config={}) is None
+    assert decide_post(_payload(["not", "blocks"]), config={}) is None
