@@ -423,11 +423,15 @@ def _objects(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
-def _packed(records: list[Any], key: str, limits: Limits, room: int) -> str:
+def _records(items: list[Any], key: str) -> Result:
+    """One list of objects as records: built once, packed as often as its share changes."""
     from agentout.sources.data import object_record
 
     header = {"list": key} if key else {}
-    result = Result.of([object_record(item) for item in records], header=header)
+    return Result.of([object_record(item) for item in items], header=header)
+
+
+def _packed(result: Result, limits: Limits, room: int) -> str:
     return pack(
         result,
         format="records",
@@ -455,14 +459,14 @@ def fit_records(value: Any, limits: Limits, note: str) -> str | None:
     count = limits.tokenizer.count
     room = limits.max_tokens - count(note) - count(head)
     shares = [room // len(lists)] * len(lists)
-    pairs = zip(lists, shares, strict=True)
-    texts = [_packed(items, key, limits, share) for (key, items), share in pairs]
+    results = [_records(items, key) for key, items in lists]
+    texts = [_packed(result, limits, share) for result, share in zip(results, shares, strict=True)]
     spare = sum(share - count(text) for share, text in zip(shares, texts, strict=True))
     cut = [i for i, text in enumerate(texts) if " truncated=true " in _first_line(text)]
     if spare > 0 and cut:
         for i in cut:
             shares[i] += spare // len(cut)
-            texts[i] = _packed(lists[i][1], lists[i][0], limits, shares[i])
+            texts[i] = _packed(results[i], limits, shares[i])
     for _ in range(8):
         whole = head + "".join(texts) + note
         over = count(whole) - limits.max_tokens
@@ -470,7 +474,7 @@ def fit_records(value: Any, limits: Limits, note: str) -> str | None:
             return whole
         i = max(range(len(texts)), key=lambda j: count(texts[j]))
         shares[i] = count(texts[i]) - over - 1
-        texts[i] = _packed(lists[i][1], lists[i][0], limits, shares[i])
+        texts[i] = _packed(results[i], limits, shares[i])
     return None
 
 
