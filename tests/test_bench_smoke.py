@@ -174,3 +174,23 @@ def test_shell_cases_are_chosen_by_name(monkeypatch: pytest.MonkeyPatch) -> None
         bench_shell.selected()
     monkeypatch.delenv(bench_shell.CASES_ENV)
     assert len(bench_shell.selected()) == len(bench_shell.BENCH)
+
+
+def test_update_replaces_only_the_sections_rerun() -> None:
+    run = importlib.import_module("run")
+    written = (
+        "# Benchmarks\n\n- Date: then\n\n<!-- bench_a -->\n## A\n\nold a\n\n"
+        "<!-- bench_b -->\n## B\n\nold b\n"
+    )
+    once = run.updated(written, {"bench_b": "## B\n\nnew b"})
+    assert "old a" in once
+    assert "new b" in once
+    assert "old b" not in once
+    assert once.count("- `bench_b` rerun on ") == 1
+    twice = run.updated(once, {"bench_b": "## B\n\nnewer b", "bench_c": "## C"})
+    assert twice.count("- `bench_b` rerun on ") == 1  # one line per module, the latest
+    assert twice.index("<!-- bench_a -->") < twice.index("<!-- bench_b -->")
+    assert twice.index("<!-- bench_b -->") < twice.index("<!-- bench_c -->")
+    assert "newer b" in twice
+    assert "new b\n" not in twice
+    assert "old a" in twice
