@@ -54,20 +54,23 @@ def _payload(tool: str, response: Any) -> bytes:
 def payloads(size: int) -> dict[str, bytes]:
     """Three results of about ``size`` bytes each, in Claude Code's forms."""
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
-    lines, n = [], 0
-    while sum(len(line) + 1 for line in lines) < size:
+    lines, n, total = [], 0, 0
+    while total < size:
         lines.append(f"{n:06d} {words[n % 8]} {words[n * 3 % 8]} value={n * 7919 % 100003}")
+        total += len(lines[-1]) + 1
         n += 1
     text = json.dumps({"content": "\n".join(lines)}, separators=(",", ":"))
-    tree, d = [], 0
-    while len(json.dumps(tree, indent=2)) < size:
+    tree, d, total = [], 0, 0
+    while total < size:
         files = [{"name": f"sample_{d:03d}_{i:03d}.csv", "type": "file"} for i in range(100)]
         tree.append({"name": f"dataset_{d:03d}", "type": "directory", "children": files})
+        total += len(json.dumps(tree[-1], indent=2))
         d += 1
     listing = json.dumps({"content": json.dumps(tree, indent=2)}, separators=(",", ":"))
-    rows, i = [], 0
-    while len(json.dumps(rows)) < size:
+    rows, i, total = [], 0, 0
+    while total < size:
         rows.append({"id": i, "title": f"issue {i} in the parser", "state": "open", "n": i % 7})
+        total += len(json.dumps(rows[-1])) + 2
         i += 1
     records = [{"type": "text", "text": json.dumps(rows)}]
     return {
