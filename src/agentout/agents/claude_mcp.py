@@ -211,6 +211,8 @@ def fit_body(body: str, budget: ClientBudget, store: Any = None) -> str | None:
     ref, warning = limits.try_spill(complete, kind="mcp", suffix=suffix)
     limits = replace(limits, kept=ref, pager="cli", redacted=True)
     count = limits.tokenizer.count
+    if content.wrap is not None:  # leave room for the quoting, so one pass is enough
+        limits = replace(limits, max_tokens=_room_when_quoted(content, limits.max_tokens, count))
     for _ in range(6):  # JSON quoting and joins cost a little more: fit again, tighter
         text = _fitted(content, limits, ref.ref if ref is not None else None, warning)
         over = count(text) - budget.max_tokens
@@ -221,6 +223,19 @@ def fit_body(body: str, budget: ClientBudget, store: Any = None) -> str | None:
             break
         limits = replace(limits, max_tokens=room)
     raise FitFailed(f"the result does not fit max_tokens={budget.max_tokens}")
+
+
+def _room_when_quoted(content: _Content, budget: int, count: Any) -> int:
+    """The budget for the text that, written again as ``{wrap: text}`` in JSON, is about
+    ``budget``: what quoting adds per line, measured on the text's first lines, times
+    the lines that budget holds. (Fitting checks the real count after; this only saves
+    fitting twice.)"""
+    sample = content.text[:20_000].split("\n")[:200]
+    plain = max(count("\n".join(sample)), 1)
+    quoted = count(_compact({content.wrap: "\n".join(sample)}))
+    per_line = max(quoted - plain, 0) / len(sample)
+    lines = budget * len(sample) / plain
+    return max(budget - int(per_line * lines) - 8, budget // 2)
 
 
 def _note(ref: str | None, warning: str | None, what: str = "") -> str:
