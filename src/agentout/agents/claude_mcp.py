@@ -112,6 +112,22 @@ def _indented(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
+def _item_lines(value: Any, depth: int = 0) -> str:
+    """JSON with one item a line: the items of a top-level list, and of the lists and
+    objects under a top-level object's keys, each compact. As readable by lines as
+    indented JSON, and written at the C encoder's speed (``indent=`` takes the
+    pure-Python one, ten times slower on a megabyte)."""
+    pad = "  " * (depth + 1)
+    inner = depth + 1 if depth == 0 and isinstance(value, dict) else 2
+    if depth < 2 and isinstance(value, list) and value:
+        items = [pad + _item_lines(item, inner) for item in value]
+        return "[\n" + ",\n".join(items) + "\n" + pad[2:] + "]"
+    if depth < 2 and isinstance(value, dict) and value:
+        pairs = [f"{pad}{_compact(key)}: {_item_lines(v, inner)}" for key, v in value.items()]
+        return "{\n" + ",\n".join(pairs) + "\n" + pad[2:] + "}"
+    return _compact(value)
+
+
 def _json(text: str) -> Any:
     if not text.lstrip().startswith(_FIRST_JSON):
         return None
@@ -141,12 +157,12 @@ class _Content:
         return cls(body, value, None)
 
     def complete(self) -> tuple[str, str]:
-        """(what the store keeps, its suffix): the text exactly, or JSON written on one
-        line indented (so that it pages by lines)."""
+        """(what the store keeps, its suffix): the text exactly, or JSON that came on one
+        line written one item a line (so that it pages, and greps, by lines)."""
         if self.value is None:
             return self.text, ".txt"
         if "\n" not in self.text.strip():
-            return _indented(self.value), ".json"
+            return _item_lines(self.value), ".json"
         return self.text, ".json"
 
     def dumps(self, value: Any) -> str:
