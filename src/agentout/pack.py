@@ -305,6 +305,7 @@ def pack(
     tokenizer: str | Tokenizer | None = None,
     preset: str | None = None,
     order: Sequence[int] | None = None,
+    redact: bool = True,
 ) -> Packed:
     """Fit ``result`` into a budget and render it; see the module docstring for how.
 
@@ -314,6 +315,7 @@ def pack(
     most records in the fewest tokens. ``order`` (record indices, most important first)
     makes coverage walk records by priority instead of position; the output keeps their
     given order, and what is left out is the least important rather than a tail.
+    ``redact=False``: the caller hid the secrets of the whole input already, in one pass.
     """
     if preset is not None:
         if preset not in PRESETS:
@@ -324,7 +326,8 @@ def pack(
     for name, value in (("max_tokens", max_tokens), ("max_chars", max_chars)):
         if value is not None and value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
-    result = _without_secrets(result)
+    if redact:
+        result = _without_secrets(result)
     tok = get_tokenizer(tokenizer)
     fmt = get_format(format)
     candidates: Sequence[Format] = getattr(fmt, "candidates", lambda _r: [fmt])(result)

@@ -31,6 +31,9 @@ from agentout.errors import InputError
 __all__ = ["Edit", "JsonEntry", "JsonHook", "TextBlock", "apply", "state"]
 
 BACKUP_SUFFIX = ".agentout-backup"
+# Files this process created: a second edit of one (two hooks in one settings file) has
+# nothing of the user's to back up.
+_CREATED: set[Path] = set()
 
 
 @dataclass(frozen=True)
@@ -102,11 +105,6 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data
 
 
-# Files this process created: they hold only what agentout wrote, so a second edit of the
-# same file (Gemini's hook and MCP server share settings.json) keeps no backup of it.
-_CREATED: set[Path] = set()
-
-
 def _backup(path: Path) -> Path:
     return path.with_name(path.name + BACKUP_SUFFIX)
 
@@ -118,8 +116,6 @@ def _write(path: Path, text: str | None, *, removing: bool = False) -> None:
     existed = path.exists()
     if existed and not removing and not _backup(path).exists() and path not in _CREATED:
         shutil.copy2(path, _backup(path))
-    if not existed and text is not None:
-        _CREATED.add(path)
     if removing:
         _drop_backup(path, text)
     if text is None:
@@ -135,6 +131,8 @@ def _write(path: Path, text: str | None, *, removing: bool = False) -> None:
             out.write(text)
         os.chmod(temporary, mode)
         os.replace(temporary, path)
+        if not existed:
+            _CREATED.add(path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

@@ -50,8 +50,9 @@ if TYPE_CHECKING:
 
     from agentout.agents._install import Edit
 
-__all__ = ["MODES", "check", "decide", "edits"]
+__all__ = ["MCP_MATCHER", "MODES", "check", "decide", "edits"]
 
+MCP_MATCHER = "mcp__.*"  # every MCP tool; the hook leaves agentout's own alone
 MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 _ALLOWING_MODES = {"default", "acceptEdits", "dontAsk", "auto"}
 # Claude Code's own command-line flags that add rules a hook cannot read from any file.
@@ -162,8 +163,9 @@ def _started_with_rule_flags(proc: str | os.PathLike[str], depth: int = 8) -> bo
 def edits(
     *, scope: str, home: Path, project: Path, agentout: Sequence[str], ledger: bool = True
 ) -> list[Edit]:
-    """The hook (``settings.local.json`` of the project, or the user's ``settings.json``),
-    the MCP server (``.mcp.json``, or ``~/.claude.json``), the instructions (``CLAUDE.md``),
+    """The hooks (``settings.local.json`` of the project, or the user's ``settings.json``):
+    ``PreToolUse`` for ``Bash`` and ``PostToolUse`` for every MCP tool (``mcp__.*``), the
+    MCP server (``.mcp.json``, or ``~/.claude.json``), the instructions (``CLAUDE.md``),
     and with ``ledger=False`` the ``env`` entry that turns the ledger off."""
     from agentout.agents._common import instructions, mcp_server
     from agentout.agents._install import JsonEntry, JsonHook, TextBlock
@@ -180,6 +182,7 @@ def edits(
         servers, notes = project / ".mcp.json", project / "CLAUDE.md"
     wanted: list[Edit] = [
         JsonHook(settings, "PreToolUse", "Bash", f"{head} hook claude", " hook claude"),
+        JsonHook(settings, "PostToolUse", MCP_MATCHER, f"{head} hook claude", " hook claude"),
         JsonEntry(servers, ("mcpServers",), "agentout", {"type": "stdio", **mcp_server(agentout)}),
         TextBlock(notes, instructions()),
     ]

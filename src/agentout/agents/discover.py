@@ -1,10 +1,13 @@
-"""``agentout discover``: what agentout would have saved on the commands an agent ran.
+"""``agentout discover``: what agentout would have saved on the commands an agent ran,
+and on the MCP tool results it got.
 
 Each recorded shell call is replayed through the same library path ``agentout run``
 takes (``agentout.sources.output.deliver_output`` with the command's reducer, if one
 matches), on the output the transcript holds, so the savings are exact counts: the
 tokens of the recorded output against the tokens of what ``agentout run`` would have
-printed for it. The store the replay needs is a temporary directory, removed after.
+printed for it. Each recorded MCP result goes through what the ``PostToolUse`` hook does
+with it (``agentout.agents.claude_mcp.fit_body``, with the budgets of the user's config).
+The store the replays need is a temporary directory, removed after.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentout.agents.transcripts import ShellCall
+from agentout.agents.transcripts import McpCall, ShellCall
 
-__all__ = ["Family", "Replay", "Summary", "replay", "summarise"]
+__all__ = ["Family", "Replay", "Summary", "replay", "replay_mcp", "summarise", "summarise_mcp"]
 
 
 @dataclass(frozen=True)
@@ -157,3 +160,49 @@ def summarise(calls: Iterable[ShellCall], tokenizer: Any = None) -> tuple[Summar
     finally:
         shutil.rmtree(store, ignore_errors=True)
     return summary, replays
+
+
+def replay_mcp(call: McpCall, config: Any, store_dir: Path, source: str = "config.toml") -> Replay:
+    """The tokens of an MCP result as the model got it, and as the hook would answer it
+    (the same when it is within its budget, a failed call, or agentout's own server)."""
+    from agentout.agents.claude_mcp import Shaped, fit_body
+    from agentout.mcp.budgets import budget_for, split_tool_name
+    from agentout.spill import SpillStore
+    from agentout.tokens import get_tokenizer
+
+    shaped = Shaped.of(call.response)
+    names = split_tool_name(call.tool)
+    if shaped is None or names is None:
+        return Replay(0, 0, None, "whole")
+    budget = budget_for(config, *names, source=source)
+    counter = get_tokenizer(budget.tokenizer if budget is not None else None)
+    raw = counter.count(shaped.body)
+    if budget is None or call.failed:
+        return Replay(raw, raw, None, "whole")
+    from agentout.agents.claude_mcp import FitFailed
+
+    try:
+        fitted = fit_body(shaped.body, budget, SpillStore(store_dir))
+    except FitFailed:
+        fitted = None
+    if fitted is None:
+        return Replay(raw, raw, None, "whole")
+    return Replay(raw, counter.count(fitted), None, "cut")
+
+
+def summarise_mcp(
+    calls: Iterable[McpCall], config: Any, source: str = "config.toml"
+) -> dict[str, Family]:
+    """Per MCP tool (``mcp__SERVER__TOOL``): calls, tokens as got, tokens through the hook."""
+    tools: dict[str, Family] = {}
+    store = Path(tempfile.mkdtemp(prefix="agentout-discover-"))
+    try:
+        for call in calls:
+            done = replay_mcp(call, config, store / "spill", source)
+            family = tools.setdefault(call.tool, Family(call.tool))
+            family.calls += 1
+            family.raw += done.raw_tokens
+            family.delivered += done.delivered_tokens
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+    return tools

@@ -1,15 +1,18 @@
 """``agentout hook AGENT``: read one hook payload on stdin, print the answer, exit 0.
 
-Fail-open by construction: whatever goes wrong (bad JSON, no command, a payload over
-``MAX_PAYLOAD``, an unknown tool, a crash, more than ``TIME_LIMIT`` seconds), the answer
-is nothing at all, so the agent runs the command as it was and decides its permission
-as it would without agentout; one line on stderr says why. Nothing here imports click
-or a tokenizer: the hook runs before every shell command an agent starts.
+Two events for Claude Code: ``PreToolUse`` for its shell tool (``agentout.agents.claude``)
+and ``PostToolUse`` for MCP tools (``agentout.agents.claude_mcp``), told apart by the
+payload's ``hook_event_name``. ``gemini`` is Gemini CLI's ``AfterTool`` hook
+(``agentout.agents.gemini_shell``, ``gemini_mcp``): it sees a command after it ran and
+may only shrink its output; "nothing" is ``{}`` there (Gemini reads a hook's stderr as
+its answer when stdout is empty).
 
-``gemini`` is Gemini CLI's ``AfterTool`` hook (``agentout.agents.gemini_shell``): it sees
-the command after it ran and may only shrink its output. Its payload carries that
-output, so it may be larger (``MAX_PAYLOADS``), and "nothing" is ``{}``: Gemini reads a
-hook's stderr as its answer when stdout is empty.
+Fail-open by construction: whatever goes wrong (bad JSON, no command, a payload over its
+limit, an unknown tool, a bad config file, a crash, more than the time limit), the answer
+is nothing at all, so the agent runs the command as it was and decides its permission as
+it would without agentout, or gets the tool's result as it was; one line on stderr says
+why. Nothing here imports click, and nothing loads a tokenizer before it is needed: the
+hook runs around every tool call.
 """
 
 from __future__ import annotations
@@ -23,16 +26,31 @@ TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
 if TYPE_CHECKING:
     from typing import IO, Any
 
-__all__ = ["AGENTS", "MAX_PAYLOAD", "MAX_PAYLOADS", "TIME_LIMIT", "TIME_LIMITS", "answer", "main"]
+__all__ = [
+    "AGENTS",
+    "MAX_PAYLOAD",
+    "MAX_PAYLOADS",
+    "MAX_POST_PAYLOAD",
+    "TIME_LIMIT",
+    "TIME_LIMITS",
+    "answer",
+    "main",
+]
 
 MAX_PAYLOAD = 1 << 20  # a Bash payload is a command and a few fields
-MAX_PAYLOADS = {"gemini": 8 << 20}  # an AfterTool payload holds the command's output
+MAX_POST_PAYLOAD = 64 << 20  # a PostToolUse payload holds a tool's result: megabytes
+# What is read of stdin, per agent: Claude's payload may be a PostToolUse result (its
+# Bash payloads are held to MAX_PAYLOAD once parsed); Gemini's AfterTool holds the output.
+MAX_PAYLOADS = {"claude": MAX_POST_PAYLOAD, "gemini": 8 << 20}
 TIME_LIMIT = 2.0
 TIME_LIMITS = {"gemini": 5.0}  # after the command: it reduces the output, as agentout run does
+POST_TIME_LIMIT = 8.0  # fitting a large MCP result; the hook entry allows 10 s
 _SHELL_TOOLS = {"claude": {"Bash"}, "gemini": {"run_shell_command"}}
 _MCP_TOOLS = {"gemini": "mcp_"}  # the prefix of an MCP server's tools (AfterTool: their result)
 _EVENTS = {"gemini": "AfterTool"}
 _NOTHING = {"gemini": "{}\n"}
+_POST = {"claude"}
+_limit = [TIME_LIMIT]  # the time limit in force, for the message
 
 
 class _TimeLimit(Exception):
@@ -61,12 +79,8 @@ AGENTS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]] = {
 }
 
 
-def _limit(agent: str) -> int:
+def _read_size(agent: str) -> int:
     return MAX_PAYLOADS.get(agent, MAX_PAYLOAD)
-
-
-def _time_limit(agent: str) -> float:
-    return TIME_LIMITS.get(agent, TIME_LIMIT)
 
 
 def answer(agent: str, raw: bytes) -> tuple[str, str | None]:
@@ -75,8 +89,9 @@ def answer(agent: str, raw: bytes) -> tuple[str, str | None]:
     if decide is None:
         known = ", ".join(sorted(AGENTS))
         return "", f"agentout: hook: unknown agent {agent!r} (known: {known}); nothing changed"
-    if len(raw) > _limit(agent):
-        return "", f"agentout: hook: <stdin>: payload over {_limit(agent)} bytes; nothing changed"
+    if len(raw) > _read_size(agent):
+        size = _read_size(agent)
+        return "", f"agentout: hook: <stdin>: payload over {size} bytes; nothing changed"
     try:
         payload = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -86,6 +101,10 @@ def answer(agent: str, raw: bytes) -> tuple[str, str | None]:
         return "", f"agentout: hook: {where}: {exc.msg} (JSON); nothing changed"
     if not isinstance(payload, dict):
         return "", "agentout: hook: <stdin>: the payload is not a JSON object; nothing changed"
+    if payload.get("hook_event_name") == "PostToolUse" and agent in _POST:
+        return _post(payload)
+    if agent in _POST and len(raw) > MAX_PAYLOAD:
+        return "", f"agentout: hook: <stdin>: payload over {MAX_PAYLOAD} bytes; nothing changed"
     event = _EVENTS.get(agent)
     if event is not None and payload.get("hook_event_name") != event:
         name = payload.get("hook_event_name")
@@ -99,6 +118,25 @@ def answer(agent: str, raw: bytes) -> tuple[str, str | None]:
         if not isinstance(tool_input, dict) or not isinstance(tool_input.get("command"), str):
             return "", "agentout: hook: the payload has no tool_input.command; nothing changed"
     reply = decide(payload)
+    if reply is None:
+        return "", None
+    return json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n", None
+
+
+def _post(payload: dict[str, Any]) -> tuple[str, str | None]:
+    """A ``PostToolUse`` answer: an MCP result fitted to its budget, or nothing."""
+    if hasattr(signal, "setitimer") and signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        _limit[0] = POST_TIME_LIMIT  # the result is read: fitting it has its own limit
+        signal.setitimer(signal.ITIMER_REAL, POST_TIME_LIMIT)
+    from agentout.agents.claude_mcp import FitFailed, decide_post
+    from agentout.errors import InputError
+
+    try:
+        reply = decide_post(payload)
+    except InputError as exc:
+        return "", f"agentout: hook: {exc}; nothing changed"
+    except FitFailed as exc:
+        return "", f"agentout: hook: {payload.get('tool_name')}: {exc}; nothing changed"
     if reply is None:
         return "", None
     return json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n", None
@@ -122,16 +160,16 @@ def main(argv: Sequence[str], stdin: IO[bytes] | None = None) -> int:
     """The whole hook: always exit status 0 and, at worst, no answer."""
     out, err = "", None
     agent = argv[0] if argv else ""
-    limit = _time_limit(agent)
+    _limit[0] = TIME_LIMITS.get(agent, TIME_LIMIT)
     previous = None
     if hasattr(signal, "setitimer"):
         previous = signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, limit)
+        signal.setitimer(signal.ITIMER_REAL, _limit[0])
     try:
-        raw = _read_limited(stdin if stdin is not None else sys.stdin.buffer, _limit(agent))
+        raw = _read_limited(stdin if stdin is not None else sys.stdin.buffer, _read_size(agent))
         out, err = answer(agent, raw)
     except _TimeLimit:
-        out, err = "", f"agentout: hook: no answer within {limit:g}s; nothing changed"
+        out, err = "", f"agentout: hook: no answer within {_limit[0]:g}s; nothing changed"
     except Exception as exc:  # fail open: the command runs as it was
         out, err = "", f"agentout: hook: {type(exc).__name__}: {exc}; nothing changed"
     finally:

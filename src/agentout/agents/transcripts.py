@@ -1,13 +1,15 @@
 """Claude Code's session transcripts, read for ``agentout discover``: every shell command
-the agent ran, with the output it really got back.
+the agent ran, with the output it really got back, and every MCP tool result.
 
 A transcript is JSONL under ``~/.claude/projects/<project>/<session>.jsonl`` (or
 ``$CLAUDE_CONFIG_DIR/projects``). An ``assistant`` line's ``message.content`` holds
 ``tool_use`` blocks (``name`` "Bash", ``input.command``, ``id``); a later ``user``
 line holds the matching ``tool_result`` (``tool_use_id``, ``content`` as text or text
 blocks, ``is_error``), and often ``toolUseResult`` with the command's ``stdout`` and
-``stderr``, which are preferred as the raw output. Lines that are not JSON objects are
-skipped and counted; nothing is ever written.
+``stderr``, which are preferred as the raw output. An MCP tool (``mcp__SERVER__TOOL``)
+has its result in the ``tool_result``'s ``content`` as the model got it: a string (the
+structured content as JSON) or content blocks, the form the ``PostToolUse`` hook gets.
+Lines that are not JSON objects are skipped and counted; nothing is ever written.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ShellCall", "Transcripts", "read"]
+__all__ = ["McpCall", "ShellCall", "Transcripts", "read"]
 
 SHELL_TOOLS = {"Bash"}
 
@@ -33,9 +35,20 @@ class ShellCall:
     session: str
 
 
+@dataclass(frozen=True)
+class McpCall:
+    tool: str  # mcp__SERVER__TOOL
+    response: Any  # as the model got it: a string or a list of content blocks
+    failed: bool
+    time: float | None
+    project: str
+    session: str
+
+
 @dataclass
 class Transcripts:
     calls: list[ShellCall] = field(default_factory=list)
+    mcp_calls: list[McpCall] = field(default_factory=list)
     files: int = 0
     lines: int = 0
     broken: int = 0  # lines that are not JSON objects
@@ -70,6 +83,7 @@ def _blocks(entry: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _read_file(path: Path, found: Transcripts, since: float | None, project: str | None) -> None:
     pending: dict[str, tuple[str, float | None, str, str]] = {}
+    pending_mcp: dict[str, tuple[str, float | None, str, str]] = {}
     try:
         handle = path.open("rb")
     except OSError:
@@ -99,6 +113,19 @@ def _read_file(path: Path, found: Transcripts, since: float | None, project: str
                             cwd,
                             session,
                         )
+                elif kind == "tool_use" and str(block.get("name", "")).startswith("mcp__"):
+                    if isinstance(block.get("id"), str):
+                        when = _when(entry.get("timestamp"))
+                        pending_mcp[block["id"]] = (block["name"], when, cwd, session)
+                elif kind == "tool_result" and block.get("tool_use_id") in pending_mcp:
+                    tool, when, where, session_id = pending_mcp.pop(block["tool_use_id"])
+                    if since is not None and (when is None or when < since):
+                        continue
+                    if project is not None and where != project:
+                        continue
+                    failed = bool(block.get("is_error"))
+                    response = block.get("content")
+                    found.mcp_calls.append(McpCall(tool, response, failed, when, where, session_id))
                 elif kind == "tool_result" and block.get("tool_use_id") in pending:
                     command, when, where, session_id = pending.pop(block["tool_use_id"])
                     if since is not None and (when is None or when < since):
@@ -108,7 +135,7 @@ def _read_file(path: Path, found: Transcripts, since: float | None, project: str
                     output = _output(entry, block)
                     failed = bool(block.get("is_error"))
                     found.calls.append(ShellCall(command, output, failed, when, where, session_id))
-    found.unanswered += len(pending)
+    found.unanswered += len(pending) + len(pending_mcp)
 
 
 def _output(entry: dict[str, Any], block: dict[str, Any]) -> str:

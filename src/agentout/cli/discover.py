@@ -32,8 +32,9 @@ def discover(
     $CLAUDE_CONFIG_DIR/projects), pairs each Bash command with the output it returned,
     and runs that output through what `agentout run` would do, so the numbers are exact
     token counts: the output the agent got against what agentout would have printed.
-    Lists the commands that would gain most and those no reducer handles yet. Reads
-    only; lines that are not JSON are skipped and counted.
+    Lists the commands that would gain most and those no reducer handles yet, and the
+    MCP tools whose results the PostToolUse hook would fit (budgets from the config
+    file's [mcp] table). Reads only; lines that are not JSON are skipped and counted.
 
     \b
     Examples:
@@ -42,9 +43,10 @@ def discover(
       agentout discover --format json
     """
     from agentout.agents._claude_rules import config_dir
-    from agentout.agents.discover import summarise
+    from agentout.agents.discover import summarise, summarise_mcp
     from agentout.agents.transcripts import read
     from agentout.cli.gain import parse_since
+    from agentout.config import config_path, load
 
     root = Path(path) if path else Path(config_dir()) / "projects"
     if not root.exists():
@@ -52,6 +54,10 @@ def discover(
     where = str(Path(project).expanduser().resolve()) if project else None
     found = read(root, since=parse_since(since), project=where)
     summary, _ = summarise(found.calls)
+    tools = summarise_mcp(found.mcp_calls, load(), str(config_path()))
+    gaining = sorted((f for f in tools.values() if f.saved > 0), key=lambda f: (-f.saved, f.name))[
+        :limit
+    ]
     if format_name == "json":
         data = {
             "files": found.files,
@@ -64,6 +70,19 @@ def discover(
             "saved_tokens": summary.saved,
             "commands": [f.as_dict() for f in summary.most_gained(limit)],
             "unhandled": [f.as_dict() for f in summary.unhandled(limit)],
+            "mcp_calls": len(found.mcp_calls),
+            "mcp_raw_tokens": sum(f.raw for f in tools.values()),
+            "mcp_delivered_tokens": sum(f.delivered for f in tools.values()),
+            "mcp_tools": [
+                {
+                    "tool": f.name,
+                    "calls": f.calls,
+                    "raw_tokens": f.raw,
+                    "delivered_tokens": f.delivered,
+                    "saved_tokens": f.saved,
+                }
+                for f in gaining
+            ],
         }
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
@@ -83,3 +102,18 @@ def discover(
     click.echo("\nNo reducer yet (by output tokens):")
     for family in summary.unhandled(limit):
         click.echo(f"  {family.name:24} {family.calls:5} calls {family.raw:>10,} tokens")
+    if found.mcp_calls:
+        raw = sum(f.raw for f in tools.values())
+        saved = raw - sum(f.delivered for f in tools.values())
+        share = 0.0 if raw <= 0 else round(100 * saved / raw, 1)
+        click.echo(
+            f"\n{len(found.mcp_calls)} MCP tool results: {raw:,} tokens, "
+            f"{saved:,} saved by the PostToolUse hook ({share}%)"
+        )
+        if gaining:
+            click.echo("MCP tools that would gain:")
+        for family in gaining:
+            click.echo(
+                f"  {family.name:40} {family.calls:5} calls {family.raw:>10,} -> "
+                f"{family.delivered:>9,} tokens"
+            )

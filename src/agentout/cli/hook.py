@@ -1,4 +1,4 @@
-"""``agentout hook AGENT``: the hook an agent CLI runs around each shell command.
+"""``agentout hook AGENT``: the hook an agent CLI runs around its tool calls.
 
 ``agentout hook claude`` and ``agentout hook gemini`` are answered without loading click
 (``agentout.cli`` dispatches them first); this command is what ``--help`` lists and
@@ -17,7 +17,11 @@ import click
 def hook(agent: str) -> None:
     """Answer one hook call of AGENT (claude, gemini): read its JSON on stdin, print the answer.
 
-    A command is routed through `agentout run` only when the agent would run it
+    PostToolUse of an MCP tool (mcp__SERVER__TOOL): a result over its budget (the
+    [mcp] table of config.toml; 5000 tokens by default) is answered fitted, in the same
+    form, the whole of it in the spill store and named with `agentout show REF`.
+
+    PreToolUse of Bash: a command is routed through `agentout run` only when the agent would run it
     without asking anyone (an explicit allow rule, or bypassPermissions with no deny or
     ask rule for it); otherwise the answer is empty and the agent decides as it would
     without agentout. Anything wrong (bad JSON, no command, a crash, a timeout) leaves

@@ -13,9 +13,9 @@ package costs nothing. ``agentout.mcp.fit`` (fitting text and JSON) needs no SDK
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agentout._lazy import attach
+
+TYPE_CHECKING = False  # typing is not imported at run time: the hook imports budgets
 
 if TYPE_CHECKING:
     from agentout.mcp.config import ServerConfig

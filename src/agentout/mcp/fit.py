@@ -50,6 +50,7 @@ __all__ = [
     "fit_text",
     "fit_value",
     "record_lists",
+    "short_ref",
     "spill_uri",
 ]
 
@@ -80,12 +81,22 @@ def _utf8(text: str) -> bytes:
 @dataclass(frozen=True)
 class Limits:
     """One call's budget: tokens (exact, by ``tokenizer``), the inline threshold in bytes,
-    and the store that keeps what does not fit (the default store when None)."""
+    and the store that keeps what does not fit (the default store when None).
+
+    For a caller outside agentout's server (the Claude Code hook): ``kept`` is the
+    complete result, already in the store (every spill names it instead of writing);
+    ``pager`` says how a note tells the agent to page it (``"mcp"``: the ``read_output``
+    tool; ``"cli"``: ``agentout show``); ``redacted`` says the input's secrets were hidden
+    already, in one pass over the whole text, so packing does not look again value by value.
+    """
 
     max_tokens: int
     inline_threshold: int
     tokenizer: Tokenizer
     store: SpillStore | None = None
+    kept: SpillRef | None = None
+    pager: str = "mcp"
+    redacted: bool = False
 
     @classmethod
     def of(
@@ -116,6 +127,8 @@ class Limits:
 
     def spill(self, text: str, *, kind: str, suffix: str) -> SpillRef:
         """Keep ``text`` complete in the store, named after its bytes (same text, same ref)."""
+        if self.kept is not None:
+            return self.kept
         store = self.store if self.store is not None else SpillStore.default()
         with store.open(kind=kind, suffix=suffix, by_content=True) as writer:
             writer.write(_utf8(text))
@@ -179,11 +192,21 @@ def _gap(lines: int) -> str:
     return f"… {lines} line{'' if lines == 1 else 's'} not shown …"
 
 
+def short_ref(ref: str) -> str:
+    """The 16 hex digits that name a spilled file (what ``agentout show`` takes)."""
+    return ref.rsplit(".", 1)[0].rsplit("-", 1)[-1]
+
+
 def _footer(summary: dict[str, Any] | Any, shown: int, tokens: int) -> str:
     head = f"[agentout: {shown} of {summary['lines']} lines shown, {tokens} tokens"
     ref = summary.get("ref")
     if ref is None:
         return f"{head}; {summary.get('warning') or 'the rest was not kept'}]"
+    if summary.get("pager") == "cli":
+        return (
+            f"{head}; the complete text ({summary['bytes']} bytes): "
+            f"agentout show {short_ref(ref)} --lines 1:200 (or --grep PATTERN)]"
+        )
     return (
         f"{head}; the complete text ({summary['bytes']} bytes) is {SPILL_URI}{ref}: "
         f"page it with read_output ref={ref} lines=1:200 (or grep=PATTERN)]"
@@ -214,7 +237,7 @@ def fit_text(text: str, limits: Limits, *, kind: str = "mcp", hybrid: bool = Tru
     digest.feed(_utf8(text))
     digest.finish()
     lines = digest.kept()
-    summary: dict[str, Any] = {"lines": digest.physical, "warning": warning}
+    summary: dict[str, Any] = {"lines": digest.physical, "warning": warning, "pager": limits.pager}
     if ref is not None:
         summary.update(ref=ref.ref, bytes=ref.size)
     records = [_line_record(line) for line in lines]
@@ -224,6 +247,7 @@ def fit_text(text: str, limits: Limits, *, kind: str = "mcp", hybrid: bool = Tru
         max_tokens=limits.max_tokens,
         tokenizer=limits.tokenizer,
         order=digest.priority(lines),
+        redact=not limits.redacted,
     )
     if packed.stats.over_budget:  # not even one line fits beside the footer: the footer alone
         packed = pack(
@@ -231,6 +255,7 @@ def fit_text(text: str, limits: Limits, *, kind: str = "mcp", hybrid: bool = Tru
             format=_LINES,
             max_tokens=limits.max_tokens,
             tokenizer=limits.tokenizer,
+            redact=not limits.redacted,
         )
         if not limits.fits(packed.text):
             raise ValueError(
@@ -398,12 +423,22 @@ def _objects(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
-def _packed(records: list[Any], key: str, limits: Limits, room: int) -> str:
+def _records(items: list[Any], key: str) -> Result:
+    """One list of objects as records: built once, packed as often as its share changes."""
     from agentout.sources.data import object_record
 
     header = {"list": key} if key else {}
-    result = Result.of([object_record(item) for item in records], header=header)
-    return pack(result, format="records", max_tokens=max(room, 0), tokenizer=limits.tokenizer).text
+    return Result.of([object_record(item) for item in items], header=header)
+
+
+def _packed(result: Result, limits: Limits, room: int) -> str:
+    return pack(
+        result,
+        format="records",
+        max_tokens=max(room, 0),
+        tokenizer=limits.tokenizer,
+        redact=not limits.redacted,
+    ).text
 
 
 def fit_records(value: Any, limits: Limits, note: str) -> str | None:
@@ -424,14 +459,14 @@ def fit_records(value: Any, limits: Limits, note: str) -> str | None:
     count = limits.tokenizer.count
     room = limits.max_tokens - count(note) - count(head)
     shares = [room // len(lists)] * len(lists)
-    pairs = zip(lists, shares, strict=True)
-    texts = [_packed(items, key, limits, share) for (key, items), share in pairs]
+    results = [_records(items, key) for key, items in lists]
+    texts = [_packed(result, limits, share) for result, share in zip(results, shares, strict=True)]
     spare = sum(share - count(text) for share, text in zip(shares, texts, strict=True))
     cut = [i for i, text in enumerate(texts) if " truncated=true " in _first_line(text)]
     if spare > 0 and cut:
         for i in cut:
             shares[i] += spare // len(cut)
-            texts[i] = _packed(lists[i][1], lists[i][0], limits, shares[i])
+            texts[i] = _packed(results[i], limits, shares[i])
     for _ in range(8):
         whole = head + "".join(texts) + note
         over = count(whole) - limits.max_tokens
@@ -439,7 +474,7 @@ def fit_records(value: Any, limits: Limits, note: str) -> str | None:
             return whole
         i = max(range(len(texts)), key=lambda j: count(texts[j]))
         shares[i] = count(texts[i]) - over - 1
-        texts[i] = _packed(lists[i][1], lists[i][0], limits, shares[i])
+        texts[i] = _packed(results[i], limits, shares[i])
     return None
 
 

@@ -76,6 +76,29 @@ _CONTEXT = re.compile(r"^\s+\S|^\s*\d*\s*[|│╰├└^~]|^\s*-->|^>\s")
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
+# Necessary conditions of the patterns above on an ASCII line (every branch needs one of
+# these words, starts or signs), checked with str methods first: most lines of a large
+# log match none, and then no regex runs on them. A line with any other character takes
+# the patterns directly (case-insensitive matching is not plain lower() beyond ASCII).
+_ERROR_WORDS = (
+    "error", "fatal", "fail", "panic", "traceback", "exception", "interrupt", "exit",
+    "segmentation", "core dumped", "abort", "undefined reference", "command not found",
+    "status", "***", "not ok",
+)  # fmt: skip
+_ERROR_STARTS = ("E", "npm ", "make")
+_ERROR_WORD = re.compile("|".join(re.escape(word) for word in _ERROR_WORDS))
+# the signs of a progress line, and the bars _PROGRESS knows as they come in ASCII
+_PROGRESS_SIGN = re.compile(r"%|B/s|eta |ETA|[=#>-]{6}")
+
+
+def _may_error(text: str, lower: str) -> bool:
+    return text.startswith(_ERROR_STARTS) or _ERROR_WORD.search(lower) is not None
+
+
+def _may_progress(text: str) -> bool:
+    return _PROGRESS_SIGN.search(text) is not None
+
+
 MAX_LINE_BYTES = 8192  # kept per line for the agent view; the spilled file keeps all
 TERSE_CHARS = 160
 FULL_CHARS = 2000
@@ -247,7 +270,9 @@ class LogDigest:
             self._traceback = False
             self._context_left = _CONTEXT_LINES
             return "error"
-        if _ERROR.search(text):
+        ascii_text = text.isascii()
+        lower = text.lower() if ascii_text else ""
+        if (not ascii_text or _may_error(text, lower)) and _ERROR.search(text):
             self._traceback = text.startswith("Traceback (most recent call last)")
             self._continues = text.rstrip().endswith(":")  # "panicked at src/lib.rs:7:32:"
             self._context_left = _CONTEXT_LINES
@@ -258,10 +283,12 @@ class LogDigest:
             self._context_left -= 1
             return "context"
         self._context_left = 0
-        if _WARNING.search(text):
+        if (not ascii_text or "warn" in lower or text.startswith("W:")) and _WARNING.search(text):
             return "warning"
         if not text.strip():
             return "noise"
+        if ascii_text and not _may_progress(text):
+            return "info"
         return "progress" if _PROGRESS.search(text) else "info"
 
     def _flush(self) -> None:
