@@ -68,6 +68,7 @@ TEMP_PATTERN = re.compile(r"\A\.partial-[0-9a-f]{16}\Z")
 _HEX = re.compile(r"-[0-9a-f]{16}\.")
 NAMESPACE_PATTERN = re.compile(r"\A[a-z0-9][a-z0-9_-]{0,63}\Z")
 _NAMESPACES = "namespaces"
+_REMOTES = "remote"
 _BUFFER = 1 << 20
 _READ_BACK = 1 << 30  # pread in pieces: a single call returns at most about 2 GiB
 
@@ -359,7 +360,10 @@ class SpillStore:
         parsed = parse_address(address, where=where)
         if isinstance(parsed, Path):
             return cls(parsed)
-        return cls(_local_root(), parsed)
+        # This machine's copies, one directory per remote store: two prefixes never
+        # see each other's output here either.
+        digest = hashlib.sha256(parsed.url.encode("utf-8")).hexdigest()[:16]
+        return cls(_local_root() / _REMOTES / digest, parsed)
 
     @property
     def address(self) -> str:

@@ -8,6 +8,7 @@ from agentout.cli._options import (
     budget_options,
     format_option,
     reports_errors,
+    store_option,
     tokenizer_option,
 )
 from agentout.formats import FORMAT_NAMES
@@ -53,6 +54,7 @@ from agentout.formats import FORMAT_NAMES
     help="Store the output with its secrets (the agent still gets them hidden).",
 )
 @format_option(FORMAT_NAMES, "raw")
+@store_option
 @tokenizer_option
 @click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
 @reports_errors
