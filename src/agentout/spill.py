@@ -513,8 +513,10 @@ class SpillStore:
         try:
             size = remote.size(name)
             if size is not None:
-                raw = remote.read(name + INDEX_SUFFIX)
-                index = LineIndex.loads(raw) if raw is not None else None
+                try:
+                    index = LineIndex.open(lambda a, b: remote.read(name + INDEX_SUFFIX, a, b))
+                except FileNotFoundError:
+                    index = None  # written after the object: a crash can leave none
                 if index is not None and index.size != size:
                     index = None
                 return cast(BinaryIO, remote.open(name, size)), index

@@ -95,12 +95,13 @@ class RemoteStore:
     def open(self, name: str, size: int) -> RangedReader:
         return RangedReader(self, self.key(name), size)
 
-    def read(self, name: str) -> bytes | None:
-        """A small object whole (an index); None if there is none."""
+    def read(self, name: str, start: int, end: int) -> bytes:
+        """Bytes ``start`` to ``end`` of an object (fewer at its end); FileNotFoundError
+        if there is no such object."""
         try:
-            data: bytes = self.fs.cat_file(self.key(name))
+            data: bytes = self.fs.cat_file(self.key(name), start=start, end=end)
         except FileNotFoundError:
-            return None
+            raise
         except Exception as exc:
             raise StoreUnreachable(_reason(exc)) from exc
         self.fetched += len(data)

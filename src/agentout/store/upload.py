@@ -32,7 +32,8 @@ from agentout.store.address import RemoteAddress, parse_address
 
 __all__ = ["PART", "Upload"]
 
-PART = 8 << 20  # S3's smallest part is 5 MiB; 8 MiB keeps a 200 MB output at 25 parts
+PART = 5 << 20  # S3's smallest part: the least the uploader holds
+_SLICE = 1 << 20  # read and handed on a MiB at a time
 _POLL = 0.02
 
 
@@ -98,12 +99,16 @@ def _serve(address: RemoteAddress, name: str, fd: int) -> str:
         while True:
             available = end if end is not None else os.fstat(fd).st_size
             while available - sent >= PART or (end is not None and sent < end):
-                data = os.pread(fd, min(PART, available - sent), sent)
-                if not data:
-                    raise OSError(f"the spilled file ended at {sent} of {available} bytes")
-                index.feed(data)
-                out.write(data)
-                sent += len(data)
+                for _ in range(PART // _SLICE):  # a part, as fsspec's buffer fills
+                    data = os.pread(fd, min(_SLICE, available - sent), sent)
+                    if not data:
+                        if end is None or sent >= end:
+                            break
+                        raise OSError(f"the spilled file ended at {sent} of {end} bytes")
+                    index.feed(data)
+                    out.write(data)
+                    sent += len(data)
+                    del data
                 if end is None:
                     available = os.fstat(fd).st_size
             if end is not None:
@@ -121,7 +126,7 @@ def _serve(address: RemoteAddress, name: str, fd: int) -> str:
         with contextlib.suppress(Exception):
             out.discard()  # aborts a multipart upload
         raise
-    remote.put(name + INDEX_SUFFIX, index.finish().dumps())
+    remote.put(name + INDEX_SUFFIX, index.finish())
     return "ok"
 
 
