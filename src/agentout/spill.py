@@ -239,10 +239,12 @@ class SpillWriter:
         url = None
         if self._upload is not None:
             upload, self._upload = self._upload, None
-            reason = upload.finish(self.size)
-            if reason is None:
-                url = f"{upload.address.url}/{self.name}"
-            else:
+            upload.end(self.size)
+            url = f"{upload.address.url}/{self.name}"
+            if _deferred is not None:  # checked when the process exits
+                _deferred.append((upload, self.store.root))
+            elif (reason := upload.wait()) is not None:
+                url = None
                 _unreachable(upload.address, reason, self.store.root)
         self.ref = SpillRef(final, self.name, self.size, self.lines, url)
         return self.ref
@@ -287,6 +289,30 @@ class StoredFile:
 
 
 _told: set[str] = set()
+_deferred: list[tuple[Upload, Path]] | None = None
+
+
+def defer_uploads() -> None:
+    """For a process that exits once it has delivered (``agentout run``): a commit no
+    longer waits for its upload to complete; the process waits when it exits, after the
+    output is printed, so the upload's tail overlaps the rest of the work. A failed
+    upload still costs one line on stderr, and its reference still resolves here (the
+    local copy has the same name). A server must not call this: another replica may be
+    asked for the object as soon as the call returns."""
+    global _deferred
+    if _deferred is None:
+        _deferred = []
+        import atexit
+
+        atexit.register(_wait_deferred)
+
+
+def _wait_deferred() -> None:
+    while _deferred:
+        upload, root = _deferred.pop(0)
+        reason = upload.wait()
+        if reason is not None:
+            _unreachable(upload.address, reason, root)
 
 
 def _unreachable(address: object, reason: str, local: Path) -> None:

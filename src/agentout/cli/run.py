@@ -95,7 +95,9 @@ def run(
       agentout run --timeout 600 -- cargo build
     """
     from agentout.cli.quick import deliver
+    from agentout.spill import defer_uploads
 
+    defer_uploads()  # a remote store's upload finishes while the output is read
     deliver(
         command,
         max_tokens=max_tokens,

@@ -57,14 +57,24 @@ class Upload:
 
     def finish(self, size: int) -> str | None:
         """Wait for the object to be complete in the store; None, or why it is not."""
+        self.end(size)
+        return self.wait()
+
+    def end(self, size: int) -> None:
+        """Tell the uploader the file is complete at ``size`` bytes (without waiting)."""
         child = self._child
-        if child is None:
-            return self.error
-        assert child.stdin is not None
-        assert child.stdout is not None
+        if child is None or child.stdin is None or child.stdin.closed:
+            return
         with contextlib.suppress(OSError):  # an uploader that failed has gone already
             child.stdin.write(f"end {size}\n".encode("ascii"))
             child.stdin.close()
+
+    def wait(self) -> str | None:
+        """Wait for the uploader's answer after ``end``; None, or why there is no object."""
+        child = self._child
+        if child is None:
+            return self.error
+        assert child.stdout is not None
         answer = child.stdout.readline().decode("utf-8", "replace").strip()
         status = child.wait()
         self._child = None
