@@ -72,16 +72,13 @@ class LineIndex:
         low, high = 0, self.count  # the answer is in [low - 1, high - 1]
         guess = (self.count - 1) * max(0, line - 1) // max(1, self.lines)  # lines spread evenly
         while low < high:
-            probe = min(max(guess, low), high - 1)
-            if self._record(probe)[0] <= line:
-                low = probe + 1
-            else:
-                high = probe
-            # the records fetched with it narrow it further, at no cost
-            while low < high and low in self._records and self._records[low][0] <= line:
-                low += 1
-            while low < high and high - 1 in self._records and self._records[high - 1][0] > line:
-                high -= 1
+            self._record(min(max(guess, low), high - 1))
+            # every record fetched so far narrows it, the whole window with the probe
+            for i, record in self._records.items():
+                if record[0] <= line:
+                    low = max(low, i + 1)
+                else:
+                    high = min(high, i)
             guess = (low + high) // 2
         return low - 1
 

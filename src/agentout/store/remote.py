@@ -21,7 +21,7 @@ from agentout.store.address import EXTRAS, RemoteAddress
 
 __all__ = ["RangedReader", "RemoteObject", "RemoteStore", "StoreUnreachable"]
 
-_FIRST_RANGE = 16 << 10
+_FIRST_RANGE = 8 << 10
 _LAST_RANGE = 4 << 20
 # Fail fast when the store cannot be reached: the output is kept locally instead.
 _S3_OPTIONS: dict[str, Any] = {
@@ -168,7 +168,7 @@ def _reason(exc: BaseException) -> str:
 
 
 class RangedReader(io.RawIOBase):
-    """An object read with ranged GETs: 16 KiB first, each next range twice the last, up
+    """An object read with ranged GETs: 8 KiB first, each next range twice the last, up
     to 4 MiB, so one page costs a few small reads and a whole read few requests. Reads
     return at most one range (short reads), ``readline`` is buffered here."""
 
