@@ -8,12 +8,13 @@ sides: agentout holds nothing more, the uploader one part; and agentout never im
 boto or fsspec for a ``run`` (a process of its own keeps their memory out of the one
 that loads the tokenizer).
 
-The object is written under its final name through fsspec's buffered file: on S3 a
-multipart upload that appears only when it is completed (a single PUT under one part),
-on GCS a resumable upload that appears when finalised, on Azure blocks that appear when
-the block list is committed. So a reader never sees a partial object; an upload that
-fails or is abandoned is aborted (an abort that never ran, after a crash, leaves parts
-that S3 keeps invisible until a lifecycle rule removes them: see docs/store.md).
+The object is written under its final name: on S3 a multipart upload (one part on the
+way while the next is read) that appears only when it is completed (a single PUT under one part);
+elsewhere through fsspec's buffered file: on GCS a resumable upload that appears when
+finalised, on Azure blocks that appear when the block list is committed. So a reader
+never sees a partial object; an upload that fails or is abandoned is aborted (an abort
+that never ran, after a crash, leaves parts that S3 keeps invisible until a lifecycle
+rule removes them: see docs/store.md).
 
 Talking to the uploader: agentout writes ``end SIZE`` on its stdin once the file is
 complete (closing stdin without it abandons the upload); it answers one line on stdout,
@@ -27,6 +28,7 @@ import os
 import select
 import subprocess
 import sys
+from typing import Any
 
 from agentout.store.address import RemoteAddress, parse_address
 
@@ -93,6 +95,79 @@ class Upload:
 
 # -- the uploader process ---------------------------------------------------------------
 
+_IN_FLIGHT = 1  # parts on the way while the next is read: more would pass 100 MB RSS
+
+
+class _S3Parts:
+    """An S3 multipart upload, ``_IN_FLIGHT`` parts on the way while the next is read
+    (fsspec's buffered file reads and sends in turn, and copies each part more); one PUT
+    when the whole object is under a part."""
+
+    def __init__(self, fs: Any, key: str) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.fs = fs
+        self.bucket, self.key = key.split("/", 1)
+        self.buffer: list[bytes] = []
+        self.buffered = 0
+        self.upload_id: str | None = None
+        self.parts: list[Any] = []
+        self.pool = ThreadPoolExecutor(_IN_FLIGHT, thread_name_prefix="agentout-part")
+
+    def write(self, data: bytes) -> None:
+        self.buffer.append(data)
+        self.buffered += len(data)
+        if self.buffered >= PART:
+            self._send()
+
+    def _send(self) -> None:
+        if self.upload_id is None:
+            made = self.fs.call_s3("create_multipart_upload", Bucket=self.bucket, Key=self.key)
+            self.upload_id = made["UploadId"]
+        while sum(not part.done() for part in self.parts) >= _IN_FLIGHT:
+            next(part for part in self.parts if not part.done()).result()
+        body, self.buffer, self.buffered = b"".join(self.buffer), [], 0
+        self.parts.append(self.pool.submit(self._part, len(self.parts) + 1, body))
+
+    def _part(self, number: int, body: bytes) -> dict[str, Any]:
+        answer = self.fs.call_s3(
+            "upload_part",
+            Bucket=self.bucket,
+            Key=self.key,
+            UploadId=self.upload_id,
+            PartNumber=number,
+            Body=body,
+        )
+        return {"PartNumber": number, "ETag": answer["ETag"]}
+
+    def close(self) -> None:
+        """Complete the upload: the object appears, whole."""
+        if self.upload_id is None:
+            body = b"".join(self.buffer)
+            self.fs.call_s3("put_object", Bucket=self.bucket, Key=self.key, Body=body)
+            return
+        if self.buffer:
+            self._send()
+        done = [part.result() for part in self.parts]
+        self.fs.call_s3(
+            "complete_multipart_upload",
+            Bucket=self.bucket,
+            Key=self.key,
+            UploadId=self.upload_id,
+            MultipartUpload={"Parts": done},
+        )
+        self.pool.shutdown()
+
+    def discard(self) -> None:
+        self.pool.shutdown(cancel_futures=True)
+        if self.upload_id is not None:
+            self.fs.call_s3(
+                "abort_multipart_upload",
+                Bucket=self.bucket,
+                Key=self.key,
+                UploadId=self.upload_id,
+            )
+
 
 def _serve(address: RemoteAddress, name: str, fd: int) -> str:
     from agentout.store.index import INDEX_SUFFIX, IndexBuilder
@@ -100,7 +175,10 @@ def _serve(address: RemoteAddress, name: str, fd: int) -> str:
 
     remote = RemoteStore(address)
     index = IndexBuilder()
-    out = remote.fs.open(remote.key(name), "wb", block_size=PART)
+    if address.protocol == "s3":
+        out: Any = _S3Parts(remote.fs, remote.key(name))
+    else:  # fsspec's buffered file: GCS resumable uploads, Azure blocks
+        out = remote.fs.open(remote.key(name), "wb", block_size=PART)
     sent = 0
     end: int | None = None
     stdin = sys.stdin.buffer.raw if hasattr(sys.stdin.buffer, "raw") else sys.stdin.buffer
