@@ -308,6 +308,9 @@ def defer_uploads() -> None:
 
 
 def _wait_deferred() -> None:
+    if _deferred:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()  # the answer first, even into a pipe; then the wait
     while _deferred:
         upload, root = _deferred.pop(0)
         reason = upload.wait()
