@@ -7,6 +7,11 @@ import or raises shows up as a visible FAILED section; the others still run.
     .venv/bin/python bench/run.py                 # all, writes docs/benchmarks.md
     .venv/bin/python bench/run.py --only tokens   # one module, printed to stdout
     .venv/bin/python bench/run.py --quick         # smoke run: small inputs, few rounds
+    .venv/bin/python bench/run.py --only shell --update   # rerun one, in docs/benchmarks.md
+
+Each section in the written file starts with a ``<!-- bench_NAME -->`` line, so
+``--update`` can replace just the sections it reran; the preamble then says which ones
+were rerun later, and under what load.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import datetime
 import importlib
 import os
 import platform
+import re
 import sys
 import time
 import traceback
@@ -74,9 +80,7 @@ def _version(package: str) -> str:
 
 def preamble(quick: bool) -> str:
     versions = ", ".join(f"{p} {_version(p)}" for p in PACKAGES)
-    load = ""
-    if hasattr(os, "getloadavg"):
-        load = f", load average at start {os.getloadavg()[0]:.2f}"
+    load = f", {_load()}" if _load() else ""
     lines = [
         "# Benchmarks",
         "",
@@ -98,6 +102,30 @@ def preamble(quick: bool) -> str:
     return "\n".join(lines)
 
 
+def _marker(name: str) -> str:
+    return f"<!-- {name} -->"
+
+
+def _load() -> str:
+    return f"load average at start {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
+
+
+def updated(previous: str, sections: dict[str, str]) -> str:
+    """``previous`` (a written benchmarks file) with the sections of ``sections`` replaced
+    (appended when new), and one preamble line per rerun module saying when and under what
+    load it ran."""
+    parts = re.split(r"^(<!-- bench_\w+ -->)\n", previous, flags=re.MULTILINE)
+    head, blocks = parts[0].rstrip("\n"), dict(zip(parts[1::2], parts[2::2], strict=True))
+    for name, section in sections.items():
+        blocks[_marker(name)] = section + "\n\n"
+        note = f"- `{name}` rerun on {datetime.date.today().isoformat()}, {_load()}"
+        head = re.sub(rf"^- `{name}` rerun on .*\n?", "", head + "\n", flags=re.MULTILINE)
+        head = head.rstrip("\n") + "\n" + note
+    ordered = sorted(blocks)
+    body = "".join(f"{marker}\n{blocks[marker]}" for marker in ordered)
+    return head.rstrip("\n") + "\n\n" + body.rstrip("\n") + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -110,7 +138,14 @@ def main(argv: list[str] | None = None) -> int:
         help=f"where to write (default {DEFAULT_OUTPUT.relative_to(ROOT)} for a full run; "
         "--only and --quick print to stdout unless --output is given)",
     )
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="with --only: replace those sections in the written file, keep the others",
+    )
     args = parser.parse_args(argv)
+    if args.update and (not args.only or args.quick):
+        parser.error("--update needs --only and no --quick")
     if args.quick:
         os.environ[QUICK_ENV] = "1"
     quick = os.environ.get(QUICK_ENV, "") not in ("", "0")
@@ -119,15 +154,20 @@ def main(argv: list[str] | None = None) -> int:
         output = DEFAULT_OUTPUT
 
     sections = [preamble(quick)]
+    by_name: dict[str, str] = {}
     failed = []
     for name in modules(args.only):
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
         section, elapsed, ok = run_one(name)
         print(f"bench: {name} {'done' if ok else 'FAILED'} in {elapsed:.1f} s", file=sys.stderr)
-        sections.append(section)
+        by_name[name] = section
+        sections.append(f"{_marker(name)}\n{section}" if output or args.update else section)
         if not ok:
             failed.append(name)
     text = "\n\n".join(sections) + "\n"
+    if args.update:
+        output = args.output or DEFAULT_OUTPUT
+        text = updated(output.read_text(encoding="utf-8"), by_name)
     if output is None:
         sys.stdout.write(text)
     else:

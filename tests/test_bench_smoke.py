@@ -188,3 +188,34 @@ def test_store_bench_runs_agentout_and_samples_its_memory(tmp_path: Path) -> Non
     done = bench_store.run_once(env, source)
     assert re.fullmatch(r"[0-9a-f]{16}", done["ref"])
     assert done["seconds"] > 0
+
+
+def test_update_replaces_only_the_sections_rerun() -> None:
+    run = importlib.import_module("run")
+    written = (
+        "# Benchmarks\n\n- Date: then\n\n<!-- bench_a -->\n## A\n\nold a\n\n"
+        "<!-- bench_b -->\n## B\n\nold b\n"
+    )
+    once = run.updated(written, {"bench_b": "## B\n\nnew b"})
+    assert "old a" in once
+    assert "new b" in once
+    assert "old b" not in once
+    assert once.count("- `bench_b` rerun on ") == 1
+    twice = run.updated(once, {"bench_b": "## B\n\nnewer b", "bench_c": "## C"})
+    assert twice.count("- `bench_b` rerun on ") == 1  # one line per module, the latest
+    assert twice.index("<!-- bench_a -->") < twice.index("<!-- bench_b -->")
+    assert twice.index("<!-- bench_b -->") < twice.index("<!-- bench_c -->")
+    assert "newer b" in twice
+    assert "new b\n" not in twice
+    assert "old a" in twice
+
+
+def test_tasks_token_section_runs_make_check(tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    bench_tasks = importlib.import_module("bench_tasks")
+    text, ok = bench_tasks.tokens(tmp_path, bench_tasks._env(tmp_path / ".private"))
+    assert ok
+    assert "| `agentout run -- make check` | 2 |" in text

@@ -69,6 +69,7 @@ _COLUMNS = (
     "facts_total", "duration", "exit_status", "secrets", "raw_exact",
 )  # fmt: skip
 RAW_EXACT_BYTES = 4 << 20  # raw output counted exactly up to here, then extrapolated
+_CHEAP = 64 << 10  # raw output counted in the answering process only up to here
 
 
 @dataclass(frozen=True)
@@ -261,8 +262,10 @@ def record_later(
         "secrets": secrets,
         "project": os.getcwd(),
     }
-    loaded = "agentout.tokens" in sys.modules
-    if os.environ.get(ENV_SYNC, "").strip() in ("1", "true", "yes") or loaded:
+    # In this process only when it costs nothing noticeable: the tokenizer is loaded and
+    # the raw output is small (counting 4 MiB of it takes about half a second).
+    cheap = "agentout.tokens" in sys.modules and raw_path is None and len(raw or "") <= _CHEAP
+    if os.environ.get(ENV_SYNC, "").strip() in ("1", "true", "yes") or cheap:
         _record_payload(payload)
         return
     import json

@@ -65,3 +65,20 @@ def test_found_adds_up() -> None:
     assert (a + b).as_dict() == {"$GH_TOKEN": 1, "jwt": 3}
     assert (a + Found()) is a
     assert str(Found()) == "secrets=0"
+
+
+def test_data_nested_deeper_than_the_recursion_limit_is_redacted() -> None:
+    deep: object = {"password": "correct horse battery", "note": TOKENS["github"]}
+    for i in range(5000):
+        deep = [deep] if i % 2 else {"d": deep, "tag": ("x", 1)}
+    out, found = Redactor({}).redact_value(deep)
+    assert found == Found.of({"password": 1, "github-token": 1})
+    for i in reversed(range(5000)):
+        if i % 2:
+            assert isinstance(out, list)
+            out = out[0]
+        else:
+            assert isinstance(out, dict)
+            assert out["tag"] == ("x", 1)  # tuples stay tuples
+            out = out["d"]
+    assert out == {"password": "[secret: password]", "note": "[secret: github-token]"}

@@ -51,7 +51,8 @@ class JsonHook:
     matcher: str
     command: str
     marker: str  # a hook whose command ends with this is ours, e.g. " hook claude"
-    timeout: int = 10
+    timeout: int = 10  # in the agent's unit: seconds for Claude Code, milliseconds for Gemini
+    name: str | None = None  # Gemini CLI names hooks (``/hooks disable NAME``)
 
     def describe(self) -> str:
         return f"{self.path}: hooks.{self.event} ({self.matcher}) {self.command}"
@@ -101,6 +102,11 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data
 
 
+# Files this process created: they hold only what agentout wrote, so a second edit of the
+# same file (Gemini's hook and MCP server share settings.json) keeps no backup of it.
+_CREATED: set[Path] = set()
+
+
 def _backup(path: Path) -> Path:
     return path.with_name(path.name + BACKUP_SUFFIX)
 
@@ -110,8 +116,10 @@ def _write(path: Path, text: str | None, *, removing: bool = False) -> None:
     Installing into a file that existed first keeps a backup beside it; removing drops
     that backup once the file is back to what it held (nothing agentout wrote is left)."""
     existed = path.exists()
-    if existed and not removing and not _backup(path).exists():
+    if existed and not removing and not _backup(path).exists() and path not in _CREATED:
         shutil.copy2(path, _backup(path))
+    if not existed and text is not None:
+        _CREATED.add(path)
     if removing:
         _drop_backup(path, text)
     if text is None:
@@ -270,7 +278,10 @@ def _apply_hook(data: dict[str, Any], edit: JsonHook, remove: bool) -> None:
                 if not kept:
                     groups.remove(group)
     if not remove:
-        ours = {"type": "command", "command": edit.command, "timeout": edit.timeout}
+        ours: dict[str, Any] = {"type": "command", "command": edit.command}
+        if edit.name is not None:
+            ours["name"] = edit.name
+        ours["timeout"] = edit.timeout
         groups.append({"matcher": edit.matcher, "hooks": [ours]})
     _prune(data, ("hooks", edit.event))
 

@@ -28,7 +28,7 @@ _FAMILIES = {
     "pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "go", "cargo",
     "ruff", "mypy", "pyright", "pylint", "flake8", "black", "isort", "eslint", "tsc",
     "prettier", "biome", "shellcheck", "hadolint", "golangci-lint", "clippy-driver",
-    "make", "cmake", "ninja", "gcc", "g++", "cc", "c++", "clang", "clang++", "javac",
+    "make", "just", "cmake", "ninja", "gcc", "g++", "cc", "c++", "clang", "clang++", "javac",
     "mvn", "gradle", "npm", "pnpm", "yarn", "pip", "pip3", "uv", "poetry", "dotnet",
     "bazel", "docker", "kubectl", "terraform", "helm",
 }  # fmt: skip

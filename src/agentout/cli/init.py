@@ -19,6 +19,12 @@ AGENTS = ("claude", "gemini", "copilot", "cursor", "opencode", "codex")
 @click.option("--show", is_flag=True, help="Say what is installed, and check that it runs.")
 @click.option("--no-ledger", is_flag=True, help="Turn the savings ledger off for this agent.")
 @click.option(
+    "--output-hook",
+    is_flag=True,
+    help="Gemini CLI: also install the AfterTool hook that shrinks a finished command's "
+    "output (Gemini CLI shows each result it replaces as 'Tool result blocked').",
+)
+@click.option(
     "--project",
     "project_dir",
     type=click.Path(file_okay=False),
@@ -28,13 +34,20 @@ AGENTS = ("claude", "gemini", "copilot", "cursor", "opencode", "codex")
 )
 @reports_errors
 def init(
-    agent: str, global_: bool, uninstall: bool, show: bool, no_ledger: bool, project_dir: str
+    agent: str,
+    global_: bool,
+    uninstall: bool,
+    show: bool,
+    no_ledger: bool,
+    output_hook: bool,
+    project_dir: str,
 ) -> None:
     """Install agentout for AGENT (claude, gemini, copilot, cursor, opencode, codex).
 
     Writes, into the agent's own files and nowhere else: the hook (Claude Code: runs
     the commands your permission rules allow through `agentout run`, never changing
-    what they decide), the MCP server (`agentout serve`), and two lines of instructions.
+    what they decide; Gemini CLI, with --output-hook: shrinks a finished command's
+    output), the MCP server (`agentout serve`), and two lines of instructions.
     Other entries are never touched; a file that existed keeps a copy beside it
     (FILE.agentout-backup); running it again changes nothing. --uninstall removes exactly
     what was added. --show lists each entry and runs the installed hook once.
@@ -49,14 +62,19 @@ def init(
     from agentout.agents import _install
     from agentout.agents._routing import agentout_command
 
+    if output_hook and agent != "gemini":
+        raise click.UsageError("--output-hook is for gemini only")
     module = importlib.import_module(f"agentout.agents.{agent}")
     agentout = agentout_command()
+    # --uninstall removes the output hook whether or not it is named
+    extra = {"output_hook": output_hook or uninstall} if agent == "gemini" else {}
     edits = module.edits(
         scope="global" if global_ else "project",
         home=Path.home(),
         project=Path(project_dir).resolve(),
         agentout=agentout,
         ledger=not no_ledger,
+        **extra,
     )
     if show:
         problems = 0

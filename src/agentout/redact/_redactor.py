@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
 from agentout.redact._found import Found, marker
@@ -152,27 +152,40 @@ class Redactor:
         return result, Found.of(counts)
 
     def _walk(self, value: Any, key: str | None, counts: dict[str, int]) -> Any:
-        if isinstance(value, str):
-            kind = self._key_kind(key) if key is not None else None
-            if kind is not None and _plausible_value(value):
-                counts[kind] = counts.get(kind, 0) + 1
-                return marker(kind).decode("ascii")
-            text, found = self.redact_text(value)
-            for name, n in found.kinds:
-                counts[name] = counts.get(name, 0) + n
-            return text
-        if isinstance(value, Mapping):
-            return {
-                self._walk(k, None, counts) if isinstance(k, str) else k: self._walk(
-                    v, k if isinstance(k, str) else None, counts
-                )
-                for k, v in value.items()
-            }
-        if isinstance(value, list):
-            return [self._walk(item, key, counts) for item in value]
-        if isinstance(value, tuple):
-            return tuple(self._walk(item, key, counts) for item in value)
-        return value
+        """``value`` rebuilt with its strings redacted, iteratively: data nested deeper
+        than Python's recursion limit is redacted too (the formats refuse it later, with
+        their own message)."""
+        if not isinstance(value, (Mapping, list, tuple)):
+            return self._leaf(value, key, counts)
+        stack = [_Frame(value, key)]
+        while True:
+            frame = stack[-1]
+            for child_key, child_context, child in frame.pending:
+                if isinstance(child_key, str):  # a mapping's key: redacted like a value
+                    child_key = self._leaf(child_key, None, counts)
+                if isinstance(child, (Mapping, list, tuple)):
+                    frame.waiting = child_key
+                    stack.append(_Frame(child, child_context))
+                    break
+                frame.out.append((child_key, self._leaf(child, child_context, counts)))
+            else:
+                stack.pop()
+                built = frame.build()
+                if not stack:
+                    return built
+                stack[-1].out.append((stack[-1].waiting, built))
+
+    def _leaf(self, value: Any, key: str | None, counts: dict[str, int]) -> Any:
+        if not isinstance(value, str):
+            return value
+        kind = self._key_kind(key) if key is not None else None
+        if kind is not None and _plausible_value(value):
+            counts[kind] = counts.get(kind, 0) + 1
+            return marker(kind).decode("ascii")
+        text, found = self.redact_text(value)
+        for name, n in found.kinds:
+            counts[name] = counts.get(name, 0) + n
+        return text
 
     def _key_kind(self, key: str) -> str | None:
         from agentout.redact._scan import secret_key
@@ -180,6 +193,28 @@ class Redactor:
         if is_secret_name(key, self._extra) or secret_key(key):
             return kind_of_name(key)
         return None
+
+
+class _Frame:
+    """One container on ``Redactor._walk``'s stack: its children still to walk (key as
+    written, key the child's strings are judged by, child) and what is built so far."""
+
+    def __init__(self, value: Any, key: str | None) -> None:
+        self.value = value
+        self.out: list[tuple[Any, Any]] = []
+        self.waiting: Any = None
+        if isinstance(value, Mapping):
+            self.pending: Iterator[tuple[Any, str | None, Any]] = (
+                (k, k if isinstance(k, str) else None, v) for k, v in value.items()
+            )
+        else:
+            self.pending = ((None, key, item) for item in value)
+
+    def build(self) -> Any:
+        if isinstance(self.value, Mapping):
+            return dict(self.out)
+        items = [item for _, item in self.out]
+        return tuple(items) if isinstance(self.value, tuple) else items
 
 
 def _plausible_value(value: str) -> bool:

@@ -22,12 +22,15 @@ from typing import TYPE_CHECKING, Any
 from agentout.capture import Capture, OutputFilter, check_mode, resolve_threshold
 from agentout.process import CommandOutcome
 from agentout.sources.output import TextDelivery, TextSettings, deliver_output
+from agentout.sources.testing.programs import TEST_PROGRAMS
 
 if TYPE_CHECKING:
     from agentout.dual import ToolResult
     from agentout.formats import Format
     from agentout.redact import Redactor
+    from agentout.reducers import Reducer
     from agentout.spill import SpillStore
+    from agentout.tasks import Prepared
     from agentout.tokens import Tokenizer
 
 __all__ = ["CommandOutcome", "CommandRun", "run", "run_command"]
@@ -97,6 +100,7 @@ def run(
     cwd: str | os.PathLike[str] | None = None,
     stdin: int | None = None,
     cancel: threading.Event | None = None,
+    reduce_as: Sequence[str] | None = None,
 ) -> CommandRun:
     """Run ``argv`` (or, with ``shell``, the one string in it through the user's shell):
     its output is captured whole (stored when large), then delivered as
@@ -106,7 +110,12 @@ def run(
     unless ``AGENTOUT_REDACT=0``), so neither the agent nor the store sees them;
     ``keep_secrets`` keeps them in the store (the agent still gets them hidden).
     ``cwd``, ``stdin`` and ``cancel`` go to ``agentout.process.run`` (the MCP server runs
-    commands in its root, never on its own stdin, and stops them when a call is cancelled)."""
+    commands in its root, never on its own stdin, and stops them when a call is cancelled).
+
+    ``reduce_as``: the words whose reducer reads the output, when they are not ``argv``'s
+    (a recipe line run by its shell). A task runner (``make``, ``just``, ``npm run``) is
+    told to run each recipe line through agentout (``agentout.tasks``): the lines come
+    reduced and labelled, and the whole is delivered as printed, or cut to the budget."""
     from agentout import process
     from agentout.reducers import find
 
@@ -115,9 +124,10 @@ def run(
             raise ValueError("--shell takes the command line as one argument")
         argv = process.shell_argv(argv[0])
     elif reduce and format == "raw":
-        tested = _tests(argv, max_tokens, max_chars, tokenizer, _redactor(redact))
+        tested = _tests(argv, max_tokens, max_chars, tokenizer, _redactor(redact), cwd)
         if tested is not None:
             return tested
+    tasks = _tasks(argv, cwd) if reduce and not shell and format == "raw" else None
     check_mode(mode)
     threshold = resolve_threshold(inline_threshold)
     redactor = _redactor(redact)
@@ -132,11 +142,22 @@ def run(
     if mode == "file":
         capture.spill()
     tick = None if on_tick is None else (lambda seconds: on_tick(seconds, capture.newlines))
-    outcome = process.run(
-        argv, capture.feed, cwd=cwd, stdin=stdin, timeout=timeout, cancel=cancel, on_tick=tick
-    )
+    try:
+        outcome = process.run(
+            argv if tasks is None else tasks.argv,
+            capture.feed,
+            cwd=cwd,
+            env=None if tasks is None or store is None else _stored_in(store),
+            stdin=stdin,
+            timeout=timeout,
+            cancel=cancel,
+            on_tick=tick,
+        )
+    finally:
+        if tasks is not None:
+            tasks.close()
     capture.close()
-    header: dict[str, Any] = {"cmd": _clipped(shlex.join(outcome.argv))}
+    header: dict[str, Any] = {"cmd": _clipped(shlex.join(argv))}
     header["exit"] = outcome.exit_status
     if outcome.signal is not None:
         header["signal"] = _signal_name(outcome.signal)
@@ -145,14 +166,21 @@ def run(
     header["duration"] = f"{outcome.duration:.2f}s"
     if stream is not None and stream.found.total:
         header["secrets"] = stream.found.total
-    reducer = find(argv) if (reduce and outcome.error is None) or outcome.timed_out else None
+    reducer: Reducer | None = None
+    if tasks is not None:
+        from agentout.tasks._blocks import TaskBlocks
+
+        reducer = TaskBlocks()
+    elif (reduce and outcome.error is None) or outcome.timed_out:
+        reducer = find(argv if reduce_as is None else reduce_as)
     if mode == "inline":
         threshold = max(threshold, capture.size)
-    settings = TextSettings(threshold, max_tokens, max_chars, format, tokenizer)
+    own = None if tasks is None else tasks.own
+    settings = TextSettings(threshold, max_tokens, max_chars, format, tokenizer, own)
     delivery = deliver_output(
         capture,
         settings,
-        argv=argv,
+        argv=argv if reduce_as is None else reduce_as,
         exit_status=outcome.exit_status,
         header=header,
         reducer=reducer,
@@ -161,11 +189,6 @@ def run(
     return CommandRun(outcome, delivery)
 
 
-# The programs a test command runs (``agentout.sources.testing.runners.detect`` decides).
-_TEST_PROGRAMS = {
-    "pytest", "py.test", "jest", "vitest", "go", "cargo", "cargo-nextest", "mvn", "mvnw",
-    "gradle", "gradlew", "node", "nodejs",
-}  # fmt: skip
 _BUILD_TOOLS = {"mvn", "mvnw", "gradle", "gradlew"}
 _TEST_GOALS = {"test", "verify", "check", "integration-test"}
 
@@ -176,12 +199,13 @@ def _tests(
     max_chars: int | None,
     tokenizer: str | Tokenizer | None,
     redactor: Redactor | None,
+    cwd: str | os.PathLike[str] | None = None,
 ) -> CommandRun | None:
     """A test command (pytest, jest, vitest, go test, cargo test, ...) run as ``agentout
     test -- CMD`` runs it: its machine-readable results read into the agent test report
     (every failing test named, each cause once), not its text; secrets in it hidden."""
     names = {os.path.basename(word).lower() for word in argv}
-    if not names & _TEST_PROGRAMS:
+    if not names & TEST_PROGRAMS:
         return None  # most commands: nothing of the test machinery is imported
     if names & _BUILD_TOOLS and not names & _TEST_GOALS:
         return None  # mvn compile, gradle build: a build, read by the build reducer
@@ -196,6 +220,7 @@ def _tests(
             max_tokens=max_tokens if max_tokens is not None else 5000,
             max_chars=max_chars,
             tokenizer=tokenizer if isinstance(tokenizer, str) or tokenizer is None else None,
+            cwd=cwd,
         )
     except RunnerError:
         return None  # it cannot start: run it as any command, which says why
@@ -207,6 +232,23 @@ def _tests(
         hidden = found.total
     delivery = TextDelivery(text, "reduced", reducer=f"tests/{done.runner}", secrets=hidden)
     return CommandRun(outcome, delivery)
+
+
+def _tasks(argv: Sequence[str], cwd: str | os.PathLike[str] | None) -> Prepared | None:
+    """The task runner told to run its recipe lines through agentout, if it is one."""
+    from agentout.tasks import RUNNERS
+
+    if not argv or os.path.basename(argv[0]) not in RUNNERS:
+        return None  # most commands: nothing more is imported
+    from agentout.tasks import prepare
+
+    return prepare(argv, None if cwd is None else os.fspath(cwd))
+
+
+def _stored_in(store: SpillStore) -> dict[str, str]:
+    """The environment for a runner whose line shells must keep what they store in
+    ``store`` (an MCP server's own, which ``agentout show`` there reads), not the user's."""
+    return {**os.environ, "AGENTOUT_SPILL_DIR": str(store.root)}
 
 
 def _redactor(redact: bool | None) -> Redactor | None:

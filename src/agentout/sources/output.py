@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentout.capture import Capture
 from agentout.reducers import REDUCE_MAX_BYTES, Output, Reduced, Reducer, command_words
-from agentout.visible import own_line, terminal_text, visible
+from agentout.sources._whole import lines_of as _lines
+from agentout.sources._whole import whole_text as _whole_text
 
 if TYPE_CHECKING:  # imported where used: small output is given without any of them
     from agentout.formats import Format
@@ -51,6 +52,9 @@ class TextSettings:
     max_chars: int | None = None
     format: str | Format = "raw"
     tokenizer: str | Tokenizer | None = None
+    # A prefix that marks agentout's own lines in the output (a task runner's recipe
+    # lines, reduced by agentout's line shell): taken off, and the line left as it is.
+    own: str | None = None
 
     @property
     def raw(self) -> bool:
@@ -83,14 +87,6 @@ def short_ref(ref: SpillRef) -> str:
     return stem.rsplit("-", 1)[-1]
 
 
-def _lines(data: bytes) -> list[str]:
-    text = data.decode("utf-8", errors="replace")
-    parts = text.split("\n")
-    if parts and parts[-1] == "":
-        parts.pop()
-    return [own_line(terminal_text(line)) for line in parts]
-
-
 def _fits(text: str, settings: TextSettings, limit_chars: int | None) -> bool:
     if limit_chars is not None and len(text) > limit_chars:
         return False
@@ -99,22 +95,6 @@ def _fits(text: str, settings: TextSettings, limit_chars: int | None) -> bool:
     from agentout.tokens import count_until, get_tokenizer
 
     return count_until(text, settings.max_tokens, get_tokenizer(settings.tokenizer)) is not None
-
-
-def _whole_text(lines: Sequence[str], header: Mapping[str, Any]) -> str:
-    text = "".join(line + "\n" for line in lines)
-    status = header.get("exit", 0)
-    extra = [f"exit={status}"] if status else []
-    for key in ("signal", "error", "secrets", "warning"):
-        if header.get(key):
-            extra.append(f"{key}={visible(str(header[key]))}")
-    ref = header.get("ref")
-    if extra == [f"exit={status}"] and not ref:
-        return text + f"[exit {status}]\n"
-    if ref:
-        fields = f"agentout: {' '.join(extra)} · " if extra else ""
-        return text + f"[{fields}agentout show {ref}]\n"
-    return text + (f"[agentout: {' '.join(extra)}]\n" if extra else "")
 
 
 def deliver_output(
@@ -140,7 +120,7 @@ def deliver_output(
         data, hidden = redactor.redact_bytes(data)
         if hidden.total:
             head["secrets"] = head.get("secrets", 0) + hidden.total
-    lines = _lines(data) if data is not None else None
+    lines = _lines(data, settings.own) if data is not None else None
 
     small = data is not None and len(data) <= settings.threshold
     stored = capture.writer is not None  # --mode file: kept whatever its size
@@ -154,7 +134,7 @@ def deliver_output(
         chosen = _try_reduced(capture, reduced, settings, head, data, reducer)
         if chosen is not None:
             return chosen
-        if small:
+        if small and not settings.own:
             reduced = None  # small output the reducer did not shorten: cut as printed
 
     # 2. small, and it fits: as printed
