@@ -35,7 +35,6 @@ from agentout.store.address import RemoteAddress, parse_address
 __all__ = ["PART", "Upload"]
 
 PART = 5 << 20  # S3's smallest part: the least the uploader holds
-_SLICE = 1 << 20  # read and handed on a MiB at a time
 _POLL = 0.02
 
 
@@ -115,7 +114,7 @@ class _S3Parts:
         self.pool = ThreadPoolExecutor(_IN_FLIGHT, thread_name_prefix="agentout-part")
 
     def write(self, data: bytes) -> None:
-        self.buffer.append(data)
+        self.buffer.append(data)  # a whole part as one piece is sent as it is
         self.buffered += len(data)
         if self.buffered >= PART:
             self._send()
@@ -126,7 +125,9 @@ class _S3Parts:
             self.upload_id = made["UploadId"]
         while sum(not part.done() for part in self.parts) >= _IN_FLIGHT:
             next(part for part in self.parts if not part.done()).result()
-        body, self.buffer, self.buffered = b"".join(self.buffer), [], 0
+        pieces, self.buffer, self.buffered = self.buffer, [], 0
+        body = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        del pieces
         self.parts.append(self.pool.submit(self._part, len(self.parts) + 1, body))
 
     def _part(self, number: int, body: bytes) -> dict[str, Any]:
@@ -187,16 +188,13 @@ def _serve(address: RemoteAddress, name: str, fd: int) -> str:
         while True:
             available = end if end is not None else os.fstat(fd).st_size
             while available - sent >= PART or (end is not None and sent < end):
-                for _ in range(PART // _SLICE):  # a part, as fsspec's buffer fills
-                    data = os.pread(fd, min(_SLICE, available - sent), sent)
-                    if not data:
-                        if end is None or sent >= end:
-                            break
-                        raise OSError(f"the spilled file ended at {sent} of {end} bytes")
-                    index.feed(data)
-                    out.write(data)
-                    sent += len(data)
-                    del data
+                data = os.pread(fd, min(PART, available - sent), sent)  # a part, in one piece
+                if not data:
+                    raise OSError(f"the spilled file ended at {sent} of {available} bytes")
+                index.feed(data)
+                out.write(data)
+                sent += len(data)
+                del data
                 if end is None:
                     available = os.fstat(fd).st_size
             if end is not None:
