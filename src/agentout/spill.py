@@ -460,11 +460,15 @@ class SpillStore:
         """The path of a spilled file, from its name or its full path in this store.
 
         Refuses ``..``, other directories, symlinks, names agentout did not make, and
-        files that are gone, each with a message saying which.
+        files that are gone, each with a message saying which. With a remote store, an
+        object another machine spilled is copied here first (a tool that reads a spilled
+        file whole, on any replica).
         """
         self._ensure()
         name = self._name(ref)
         path = self.root / name
+        if self.remote_address is not None and not os.path.lexists(path):
+            self._fetch(name)
         try:
             info = os.lstat(path)
         except FileNotFoundError:
@@ -478,6 +482,33 @@ class SpillStore:
         if not stat.S_ISREG(info.st_mode) or _foreign(info):
             raise SpillError(f"{ref}: not a file agentout spilled; refusing it")
         return path
+
+    def _fetch(self, name: str) -> None:
+        """Copy the object ``name`` here, atomically (as a spill is written); nothing if
+        there is no such object or the store cannot be reached."""
+        remote = self._reachable()
+        if remote is None:
+            return
+        from agentout.store.remote import StoreUnreachable
+
+        temp, fd = SpillWriter._create(self.root)
+        try:
+            size = remote.size(name)
+            if size is None:
+                return
+            with remote.open(name, size) as source:
+                while piece := source.read(_BUFFER):
+                    view = memoryview(piece)
+                    while view:
+                        view = view[os.write(fd, view) :]
+            os.fsync(fd)
+            os.replace(temp, self.root / name)
+        except StoreUnreachable as exc:
+            self._degrade(str(exc))
+        finally:
+            os.close(fd)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
 
     def _name(self, ref: str) -> str:
         """The stored name ``ref`` gives (a name, a path in this store, or with a remote

@@ -259,3 +259,19 @@ def test_unreachable_store_keeps_output_local(tmp_path: Path, closed_port: int) 
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.rpartition("[agentout:")[0].encode() == data
     assert len(shown.stderr.splitlines()) == 1
+
+
+def test_resolve_copies_another_machines_object_here(s3: Any, bucket: str, tmp_path: Path) -> None:
+    one = SpillStore.at(f"s3://{bucket}/p")
+    data = _lines(30_000)
+    with one.open(kind="records", suffix=".jsonl") as writer:
+        writer.write(data)
+        ref = writer.commit()
+    other = SpillStore(tmp_path / "other-machine", one.remote_address)
+    path = other.resolve(ref.ref)  # a tool that reads the file whole, on another replica
+    assert path.parent == tmp_path / "other-machine"
+    assert path.read_bytes() == data
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    assert [p.name for p in (tmp_path / "other-machine").iterdir()] == [ref.ref]
+    with pytest.raises(SpillError, match="no such spilled file"):
+        other.resolve("run-0123456789abcdef.log")
