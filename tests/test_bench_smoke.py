@@ -176,6 +176,20 @@ def test_shell_cases_are_chosen_by_name(monkeypatch: pytest.MonkeyPatch) -> None
     assert len(bench_shell.selected()) == len(bench_shell.BENCH)
 
 
+def test_store_bench_runs_agentout_and_samples_its_memory(tmp_path: Path) -> None:
+    import os
+
+    bench_store = importlib.import_module("bench_store")
+    source = tmp_path / "server.log"
+    lines = bench_store.write_log(source, 50_000)
+    assert lines == sum(1 for _ in source.open())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env.update(AGENTOUT_SPILL_DIR=str(tmp_path / "spill"), AGENTOUT_LEDGER="0")
+    done = bench_store.run_once(env, source)
+    assert re.fullmatch(r"[0-9a-f]{16}", done["ref"])
+    assert done["seconds"] > 0
+
+
 def test_update_replaces_only_the_sections_rerun() -> None:
     run = importlib.import_module("run")
     written = (

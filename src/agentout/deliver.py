@@ -465,7 +465,7 @@ def finish(
     if ref is None:
         return _kept(spool, inline, limited=True)
     head: dict[str, Any] = {"mode": "file", **(header or {})}
-    head.update(ref=ref.ref, path=str(ref.path), size=ref.size, lines=ref.lines)
+    head.update(ref=ref.ref, path=ref.location, size=ref.size, lines=ref.lines)
     built = reference(ref, head)
     if not isinstance(built, Packed):
         result, order = built

@@ -130,7 +130,7 @@ class ToolResult:
         meta.update(mode=delivery.mode, shown=stats.included, omitted=stats.omitted)
         meta["tokens"] = stats.tokens
         if delivery.ref is not None:
-            meta.update(file=str(delivery.ref.path), bytes=delivery.ref.size)
+            meta.update(file=delivery.ref.location, bytes=delivery.ref.size)
             meta["lines"] = delivery.ref.lines
         if delivery.warning:
             meta["warning"] = delivery.warning

@@ -174,6 +174,12 @@ def record(
         with contextlib.suppress(OSError):
             sys.stderr.write(f"agentout: ledger: {where}{exc}; this delivery is not counted\n")
         return False
+    if os.environ.get("AGENTOUT_LEDGER_EXPORT", "").strip():  # the team's copy, at exit
+        from agentout.ledger_export import queue
+
+        fields = dict(zip(_COLUMNS, values, strict=True))
+        fields["raw_exact"] = bool(fields["raw_exact"])
+        queue(Row(**fields))
     return True
 
 

@@ -11,6 +11,11 @@ A line longer than ``PART_CHARS`` characters (``JSONL_LINE_CHARS`` in a JSONL fi
 shown in parts of ``PART_CHARS``, one record each (``n=7 part=3``), and a page may end
 inside it: its next page starts at the following part (``--part``). The file is read a
 piece at a time, so paging a line of any length costs memory for one part.
+
+From a remote store (``AGENTOUT_STORE=s3://…``), the object's line index says how many
+lines it has and where each stretch of them starts, so a page without ``--grep`` starts
+reading near its first line and stops once it holds more than the budget can show: a
+few ranged reads, never the whole object. The page is the same as read through.
 """
 
 from __future__ import annotations
@@ -100,18 +105,37 @@ def page(
     picked: list[_Piece] = []
     total = matches = 0
     whole = JSONL_LINE_CHARS if jsonl else PART_CHARS
-    for piece in _numbered(store, ref, whole):
-        number, at, text, _ = piece
-        total = number
-        if number < span.first or (span.last is not None and number > span.last):
-            continue
-        if number == span.first and 0 < at < part:
-            continue
-        if pattern is not None and not pattern.search(text):
-            continue
-        matches += 1
-        if cap is None or len(picked) < cap:
-            picked.append(piece)
+    stored, index = store.open_indexed(ref)
+    if pattern is not None:
+        index = None  # a count of matches needs every line
+    first = 1
+    if index is not None:
+        first, offset = index.start(span.first)
+        stored.seek(offset)
+    enough = _Enough(max_tokens, tokenizer, cap, counts=index is not None and not jsonl)
+    with stored:
+        for piece in _numbered(stored, whole, first):
+            number, at, text, last = piece
+            total = number
+            if span.last is not None and number > span.last:
+                if index is not None:
+                    break
+                continue
+            if number < span.first or (number == span.first and 0 < at < part):
+                continue
+            if pattern is not None and not pattern.search(text):
+                continue
+            matches += 1
+            if not enough.full:
+                picked.append(piece)
+                enough.add(text)
+            if index is not None and enough.full and last:
+                end = index.lines if span.last is None else min(span.last, index.lines)
+                if index.longest_from(number + 1) <= whole // 2:
+                    matches += max(0, end - number)  # one piece a line from here on
+                    break
+    if index is not None:
+        total = index.lines
     records = [_record(n, at, text, jsonl) for n, at, text, _ in picked]
     header: dict[str, Any] = {"ref": ref.rsplit("/", 1)[-1], "lines": total}
     if span != LineRange():
@@ -182,18 +206,43 @@ def _after(piece: _Piece) -> tuple[int, int]:
     return (number + 1, 1) if last else (number, at + 1)
 
 
-def _numbered(store: SpillStore, ref: str, whole: int) -> Iterator[_Piece]:
-    """Each line, whole if it has at most ``whole`` characters, else in parts."""
-    with store.open_ref(ref) as stored:
-        handle = _redacted(stored)
-        number = 0
-        while raw := handle.readline(_READ_BYTES):
-            number += 1
-            ended = raw.endswith(b"\n") or len(raw) < _READ_BYTES  # else the line goes on
-            if ended and len(raw) <= whole:  # the usual line: no more characters than bytes
-                yield number, 0, _text(raw), True
-            else:
-                yield from _parts(number, raw, ended, handle, whole)
+class _Enough:
+    """Whether the lines picked so far are all a page could show: ``cap`` of them, or
+    (``counts``, text lines) more tokens than the budget, counted line by line, less
+    one a line for a token that might span two lines when they are shown together."""
+
+    def __init__(
+        self, budget: int | None, tokenizer: str | Tokenizer | None, cap: int | None, counts: bool
+    ) -> None:
+        self.budget, self.cap, self.picked, self.tokens = budget, cap, 0, 0
+        self.full = False
+        self._counter: Tokenizer | None = None
+        if counts and budget is not None:
+            from agentout.tokens import get_tokenizer
+
+            self._counter = get_tokenizer(tokenizer)
+
+    def add(self, text: str) -> None:
+        self.picked += 1
+        if self._counter is not None and self.budget is not None:
+            self.tokens += self._counter.count(text)
+            self.full = self.tokens - self.picked > self.budget
+        if self.cap is not None and self.picked >= self.cap:
+            self.full = True
+
+
+def _numbered(stored: Any, whole: int, first: int = 1) -> Iterator[_Piece]:
+    """Each line, whole if it has at most ``whole`` characters, else in parts; the
+    first one read is line ``first``."""
+    handle = _redacted(stored)
+    number = first - 1
+    while raw := handle.readline(_READ_BYTES):
+        number += 1
+        ended = raw.endswith(b"\n") or len(raw) < _READ_BYTES  # else the line goes on
+        if ended and len(raw) <= whole:  # the usual line: no more characters than bytes
+            yield number, 0, _text(raw), True
+        else:
+            yield from _parts(number, raw, ended, handle, whole)
 
 
 def _redacted(stored: Any) -> Any:

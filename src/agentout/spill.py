@@ -14,6 +14,13 @@ live writer holds (it keeps an exclusive ``flock`` on it until it commits or abo
 Writes go through ``os.write`` on a raw descriptor with a small buffer: memory stays
 flat whatever the size, and a full disk surfaces as ``OSError`` at the write that failed
 (the temporary file is removed; the caller decides how to fall back).
+
+The store may also be an object store (``AGENTOUT_STORE=s3://bucket/prefix``, see
+``agentout.store``): then each spill is written here first, as above, and streamed from
+here to the object store while it is written (``agentout.store.upload``), named with 64
+random bits (the name is needed before the first part goes out). A reference is looked
+up in the object store first, then here: where the object store could not be reached,
+the output stayed here, and one line on stderr said so.
 """
 
 from __future__ import annotations
@@ -24,14 +31,21 @@ import os
 import re
 import secrets
 import stat
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from types import TracebackType
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from agentout.errors import AgentoutError
+
+if TYPE_CHECKING:  # a run that spills locally imports none of the remote machinery
+    from agentout.store.address import RemoteAddress
+    from agentout.store.index import LineIndex
+    from agentout.store.remote import RemoteStore
+    from agentout.store.upload import Upload
 
 __all__ = [
     "DEFAULT_RETENTION_DAYS",
@@ -54,6 +68,7 @@ TEMP_PATTERN = re.compile(r"\A\.partial-[0-9a-f]{16}\Z")
 _HEX = re.compile(r"-[0-9a-f]{16}\.")
 NAMESPACE_PATTERN = re.compile(r"\A[a-z0-9][a-z0-9_-]{0,63}\Z")
 _NAMESPACES = "namespaces"
+_REMOTES = "remote"
 _BUFFER = 1 << 20
 _READ_BACK = 1 << 30  # pread in pieces: a single call returns at most about 2 GiB
 
@@ -64,12 +79,19 @@ class SpillError(AgentoutError):
 
 @dataclass(frozen=True)
 class SpillRef:
-    """A spilled file: ``ref`` is the name ``agentout show REF`` takes."""
+    """A spilled file: ``ref`` is the name ``agentout show REF`` takes. ``path`` is the
+    local file; ``url`` the object in a remote store, when it got there."""
 
     path: Path
     ref: str
     size: int
     lines: int
+    url: str | None = None
+
+    @property
+    def location(self) -> str:
+        """Where the output is kept, as shown to the agent: the object's URL, else the path."""
+        return self.url if self.url is not None else str(self.path)
 
 
 def _new_name(kind: str, suffix: str) -> str:
@@ -105,9 +127,16 @@ class SpillWriter:
     ) -> None:
         self.store = store
         self.name = _new_name(kind, suffix)
-        self._hash = hashlib.sha256() if by_content else None
+        remote = store.remote_address
+        # A remote object is named before its first part is uploaded: random bits, then.
+        self._hash = hashlib.sha256() if by_content and remote is None else None
         self.temp, fd = self._create(store.root)
         self._fd: int | None = fd
+        self._upload: Upload | None = None
+        if remote is not None:
+            from agentout.store.upload import Upload
+
+            self._upload = Upload(remote, self.name, fd)
         self._buffer = bytearray()
         self.size = 0
         self.flushed = 0
@@ -207,10 +236,23 @@ class SpillWriter:
         os.replace(self.temp, final)  # still open and locked until it has its final name
         os.close(self._fd)
         self._fd = None
-        self.ref = SpillRef(path=final, ref=self.name, size=self.size, lines=self.lines)
+        url = None
+        if self._upload is not None:
+            upload, self._upload = self._upload, None
+            upload.end(self.size)
+            url = f"{upload.address.url}/{self.name}"
+            if _deferred is not None:  # checked when the process exits
+                _deferred.append((upload, self.store.root))
+            elif (reason := upload.wait()) is not None:
+                url = None
+                _unreachable(upload.address, reason, self.store.root)
+        self.ref = SpillRef(final, self.name, self.size, self.lines, url)
         return self.ref
 
     def abort(self) -> None:
+        if self._upload is not None:
+            self._upload.abort()
+            self._upload = None
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -234,11 +276,57 @@ class SpillWriter:
 
 @dataclass(frozen=True)
 class StoredFile:
-    """A file of agentout's own in the store, as ``clean`` sees it."""
+    """A file of agentout's own in the store, as ``clean`` sees it: for a remote store,
+    ``path`` is the object's key under the bucket."""
 
-    path: Path
+    path: PurePath
     size: int
     mtime: float
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+_told: set[str] = set()
+_deferred: list[tuple[Upload, Path]] | None = None
+
+
+def defer_uploads() -> None:
+    """For a process that exits once it has delivered (``agentout run``): a commit no
+    longer waits for its upload to complete; the process waits when it exits, after the
+    output is printed, so the upload's tail overlaps the rest of the work. A failed
+    upload still costs one line on stderr, and its reference still resolves here (the
+    local copy has the same name). A server must not call this: another replica may be
+    asked for the object as soon as the call returns."""
+    global _deferred
+    if _deferred is None:
+        _deferred = []
+        import atexit
+
+        atexit.register(_wait_deferred)
+
+
+def _wait_deferred() -> None:
+    if _deferred:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()  # the answer first, even into a pipe; then the wait
+    while _deferred:
+        upload, root = _deferred.pop(0)
+        reason = upload.wait()
+        if reason is not None:
+            _unreachable(upload.address, reason, root)
+
+
+def _unreachable(address: object, reason: str, local: Path) -> None:
+    """One line on stderr, once per store and process: the output stayed local."""
+    if str(address) in _told:
+        return
+    _told.add(str(address))
+    with contextlib.suppress(OSError):
+        sys.stderr.write(
+            f"agentout: store {address} unreachable ({reason}); using the local store {local}\n"
+        )
 
 
 def private_dir(path: Path, what: str) -> None:
@@ -274,20 +362,51 @@ def private_dir(path: Path, what: str) -> None:
 class SpillStore:
     """A private directory of spilled files. See the module docstring for the guarantees."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, remote: RemoteAddress | None = None) -> None:
         self.root = Path(root).absolute()
+        self.remote_address = remote
+        self._remote: RemoteStore | None = None
         self._pruned = False
         self._ensure()
 
     @classmethod
     def default(cls) -> SpillStore:
-        """``$AGENTOUT_SPILL_DIR`` if set, else the user cache dir's ``spill`` directory."""
-        configured = os.environ.get(ENV_DIR)
-        if configured:
-            return cls(Path(configured).expanduser())
-        import platformdirs  # deferred: the CLI starts faster without it
+        """``$AGENTOUT_STORE`` (a path or an object store's URL) if set, else
+        ``$AGENTOUT_SPILL_DIR``, else the user cache dir's ``spill`` directory."""
+        from agentout.store.address import configured
 
-        return cls(Path(platformdirs.user_cache_dir("agentout")) / "spill")
+        value = configured()
+        if value is not None:
+            return cls.at(value)
+        return cls(_local_root())
+
+    @classmethod
+    def at(cls, address: str, *, where: str = "AGENTOUT_STORE") -> SpillStore:
+        """The store at ``address``: a local path, ``file://PATH``, or an object store URL
+        (``s3://bucket/prefix``, ``gs://``, ``az://``) with the local store beside it."""
+        from agentout.store.address import parse_address
+
+        parsed = parse_address(address, where=where)
+        if isinstance(parsed, Path):
+            return cls(parsed)
+        # This machine's copies, one directory per remote store: two prefixes never
+        # see each other's output here either.
+        digest = hashlib.sha256(parsed.url.encode("utf-8")).hexdigest()[:16]
+        return cls(_local_root() / _REMOTES / digest, parsed)
+
+    @property
+    def address(self) -> str:
+        """What ``AGENTOUT_STORE`` would say for this store."""
+        return str(self.remote_address) if self.remote_address is not None else str(self.root)
+
+    @property
+    def remote(self) -> RemoteStore | None:
+        """The object store behind this one, if any (fsspec imported on first use)."""
+        if self._remote is None and self.remote_address is not None:
+            from agentout.store.remote import RemoteStore
+
+            self._remote = RemoteStore(self.remote_address)
+        return self._remote
 
     def _ensure(self) -> None:
         private_dir(self.root, "the spill store")
@@ -299,7 +418,10 @@ class SpillStore:
         with them), and no reference resolves across: each sees only its own files."""
         if not NAMESPACE_PATTERN.match(name):
             raise SpillError(f"namespace {name!r}: use 1-64 of a-z, 0-9, '_' and '-'")
-        return SpillStore(self.root / _NAMESPACES / name)
+        remote = self.remote_address
+        if remote is not None:
+            remote = remote.child(_NAMESPACES).child(name)
+        return SpillStore(self.root / _NAMESPACES / name, remote)
 
     # -- writing ----------------------------------------------------------------------
 
@@ -314,7 +436,7 @@ class SpillStore:
         if not self._pruned:
             self._pruned = True
             with contextlib.suppress(OSError):
-                self.clean(DEFAULT_RETENTION_DAYS * 86400)
+                self._clean_local(DEFAULT_RETENTION_DAYS * 86400)
         return SpillWriter(self, kind, suffix, by_content=by_content)
 
     def write_text(self, text: str, *, kind: str, suffix: str = ".txt") -> SpillRef:
@@ -338,23 +460,21 @@ class SpillStore:
         """The path of a spilled file, from its name or its full path in this store.
 
         Refuses ``..``, other directories, symlinks, names agentout did not make, and
-        files that are gone, each with a message saying which.
+        files that are gone, each with a message saying which. With a remote store, an
+        object another machine spilled is copied here first (a tool that reads a spilled
+        file whole, on any replica).
         """
         self._ensure()
-        candidate = Path(ref)
-        if candidate.is_absolute() or len(candidate.parts) > 1:
-            parent = Path(os.path.abspath(candidate.parent))
-            if ".." in candidate.parts or parent != self.root:
-                raise SpillError(f"{ref}: not in the spill store ({self.root}); refusing it")
-        name = candidate.name
-        if not NAME_PATTERN.match(name):
-            raise SpillError(f"{ref}: not a file agentout spilled (names look like {_EXAMPLE})")
+        name = self._name(ref)
         path = self.root / name
+        if self.remote_address is not None and not os.path.lexists(path):
+            self._fetch(name)
         try:
             info = os.lstat(path)
         except FileNotFoundError:
+            where = self.root if self.remote_address is None else self.address
             raise SpillError(
-                f"{ref}: no such spilled file in {self.root} (removed by `agentout clean`, "
+                f"{ref}: no such spilled file in {where} (removed by `agentout clean`, "
                 f"or older than {DEFAULT_RETENTION_DAYS} days?); run the command again"
             ) from None
         if stat.S_ISLNK(info.st_mode):
@@ -363,19 +483,124 @@ class SpillStore:
             raise SpillError(f"{ref}: not a file agentout spilled; refusing it")
         return path
 
+    def _fetch(self, name: str) -> None:
+        """Copy the object ``name`` here, atomically (as a spill is written); nothing if
+        there is no such object or the store cannot be reached."""
+        remote = self._reachable()
+        if remote is None:
+            return
+        from agentout.store.remote import StoreUnreachable
+
+        temp, fd = SpillWriter._create(self.root)
+        try:
+            size = remote.size(name)
+            if size is None:
+                return
+            with remote.open(name, size) as source:
+                while piece := source.read(_BUFFER):
+                    view = memoryview(piece)
+                    while view:
+                        view = view[os.write(fd, view) :]
+            os.fsync(fd)
+            os.replace(temp, self.root / name)
+        except StoreUnreachable as exc:
+            self._degrade(str(exc))
+        finally:
+            os.close(fd)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+
+    def _name(self, ref: str) -> str:
+        """The stored name ``ref`` gives (a name, a path in this store, or with a remote
+        store its URL there); ``SpillError`` for anything else."""
+        remote = self.remote_address
+        if remote is not None and "://" in ref:
+            parent, _, name = ref.rpartition("/")
+            if parent != remote.url:
+                raise SpillError(f"{ref}: not in the spill store ({remote.url}); refusing it")
+        else:
+            candidate = Path(ref)
+            if candidate.is_absolute() or len(candidate.parts) > 1:
+                parent_dir = Path(os.path.abspath(candidate.parent))
+                if ".." in candidate.parts or parent_dir != self.root:
+                    raise SpillError(f"{ref}: not in the spill store ({self.address}); refusing it")
+            name = candidate.name
+        if not NAME_PATTERN.match(name):
+            raise SpillError(f"{ref}: not a file agentout spilled (names look like {_EXAMPLE})")
+        return name
+
     def find_id(self, ident: str) -> str:
         """The name of the stored file whose 16 hex digits are ``ident`` (what agentout
         prints in markers and closing lines); ``ident`` itself if there is none."""
         if not re.fullmatch(r"[0-9a-f]{16}", ident):
             return ident
+        remote = self._reachable()
+        if remote is not None:
+            from agentout.store.remote import StoreUnreachable
+
+            try:
+                for found in remote.objects():
+                    if f"-{ident}." in found.name and NAME_PATTERN.match(found.name):
+                        return found.name
+            except StoreUnreachable as exc:
+                self._degrade(str(exc))
         with contextlib.suppress(OSError):
             for entry in os.scandir(self.root):
                 if f"-{ident}." in entry.name and NAME_PATTERN.match(entry.name):
                     return entry.name
         return ident
 
+    def _reachable(self) -> RemoteStore | None:
+        """The remote store, unless it was found unreachable already in this process."""
+        if self.remote_address is None or str(self.remote_address) in _told:
+            return None
+        return self.remote
+
+    def _degrade(self, reason: str) -> None:
+        _unreachable(self.remote_address, reason, self.root)
+
+    def open_indexed(self, ref: str) -> tuple[BinaryIO, LineIndex | None]:
+        """``open_ref``, and the object's line index when it is read from a remote store
+        (``agentout.store.index``: where each line starts, so a page is a few ranged
+        reads); None locally, where reading through is cheap."""
+        remote = self._reachable()
+        if remote is None:
+            return self.open_ref(ref), None
+        from agentout.store.index import INDEX_SUFFIX, LineIndex
+        from agentout.store.remote import StoreUnreachable
+
+        name = self._name(ref)
+        try:
+            size = remote.size(name)
+            if size is not None:
+                try:
+                    index = LineIndex.open(lambda a, b: remote.read(name + INDEX_SUFFIX, a, b))
+                except FileNotFoundError:
+                    index = None  # written after the object: a crash can leave none
+                if index is not None and index.size != size:
+                    index = None
+                return cast(BinaryIO, remote.open(name, size)), index
+        except StoreUnreachable as exc:
+            self._degrade(str(exc))
+        return self._open_local(ref), None
+
     def open_ref(self, ref: str) -> BinaryIO:
-        """A spilled file opened for reading in binary, never through a symlink."""
+        """A spilled file opened for reading in binary, never through a symlink. With a
+        remote store, the object read in ranges, else this machine's copy."""
+        remote = self._reachable()
+        if remote is not None:
+            from agentout.store.remote import StoreUnreachable
+
+            name = self._name(ref)
+            try:
+                size = remote.size(name)
+                if size is not None:
+                    return cast(BinaryIO, remote.open(name, size))
+            except StoreUnreachable as exc:
+                self._degrade(str(exc))
+        return self._open_local(ref)
+
+    def _open_local(self, ref: str) -> BinaryIO:
         path = self.resolve(ref)
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
@@ -391,7 +616,27 @@ class SpillStore:
     # -- cleaning ---------------------------------------------------------------------
 
     def files(self) -> list[StoredFile]:
-        """agentout's own files: regular, yours, named as agentout names them; by name."""
+        """agentout's own files: regular, yours, named as agentout names them; by name.
+        With a remote store: its objects directly under the prefix, named so."""
+        remote = self.remote
+        if remote is None:
+            return self._local_files()
+        from pathlib import PurePosixPath
+
+        from agentout.store.index import INDEX_SUFFIX
+        from agentout.store.remote import StoreUnreachable
+
+        try:
+            found = remote.objects()
+        except StoreUnreachable as exc:
+            raise SpillError(f"{self.address}: cannot list the store ({exc})") from None
+        return [
+            StoredFile(PurePosixPath(remote.key(o.name)), o.size, o.mtime)
+            for o in found
+            if NAME_PATTERN.match(o.name.removesuffix(INDEX_SUFFIX))
+        ]
+
+    def _local_files(self) -> list[StoredFile]:
         self._ensure()
         out: list[StoredFile] = []
         with os.scandir(self.root) as entries:
@@ -405,10 +650,27 @@ class SpillStore:
 
     def clean(self, older_than: float, *, dry_run: bool = False) -> list[StoredFile]:
         """Remove agentout's files last modified more than ``older_than`` seconds ago;
-        a temporary file is removed only if no live writer holds it, whatever its age."""
+        a temporary file is removed only if no live writer holds it, whatever its age.
+        With a remote store, its objects (and their indexes) instead: nothing else under
+        the prefix, nothing in its namespaces."""
+        remote = self.remote
+        if remote is None:
+            return self._clean_local(older_than, dry_run=dry_run)
+        from agentout.store.remote import StoreUnreachable
+
+        cutoff = time.time() - older_than
+        old = [stored for stored in self.files() if stored.mtime <= cutoff]
+        if not dry_run:
+            try:
+                remote.remove([stored.name for stored in old])
+            except StoreUnreachable as exc:
+                raise SpillError(f"{self.address}: cannot remove objects ({exc})") from None
+        return old
+
+    def _clean_local(self, older_than: float, *, dry_run: bool = False) -> list[StoredFile]:
         cutoff = time.time() - older_than
         removed: list[StoredFile] = []
-        for stored in self.files():
+        for stored in self._local_files():
             if stored.mtime > cutoff:
                 continue
             if TEMP_PATTERN.match(stored.path.name):
@@ -426,7 +688,17 @@ class SpillStore:
 _EXAMPLE = "run-0123456789abcdef.log"
 
 
-def _remove_abandoned(path: Path, dry_run: bool) -> bool:
+def _local_root() -> Path:
+    """``$AGENTOUT_SPILL_DIR``, else the user cache dir's ``spill`` directory."""
+    configured = os.environ.get(ENV_DIR)
+    if configured:
+        return Path(configured).expanduser()
+    import platformdirs  # deferred: the CLI starts faster without it
+
+    return Path(platformdirs.user_cache_dir("agentout")) / "spill"
+
+
+def _remove_abandoned(path: PurePath, dry_run: bool) -> bool:
     """Remove a temporary file unless a writer holds its lock; whether it was (would be)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))

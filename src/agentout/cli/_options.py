@@ -54,6 +54,34 @@ def format_option(choices: tuple[str, ...], default: str) -> Callable[[F], F]:
     return decorate
 
 
+def _use_store(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is None:
+        return
+    import os
+
+    from agentout.store.address import ENV_STORE, StoreAddressError, parse_address
+
+    try:
+        parse_address(value, where="--store")
+    except StoreAddressError as exc:
+        fail(str(exc))
+    os.environ[ENV_STORE] = value  # for this process and what it starts (test runners)
+
+
+def store_option(func: F) -> F:
+    """``--store PATH|URL``: the spill store for this command (``$AGENTOUT_STORE``)."""
+    return click.option(
+        "--store",
+        metavar="PATH|URL",
+        default=None,
+        expose_value=False,
+        is_eager=True,
+        callback=_use_store,
+        help="Spill store: a path, or s3://bucket/prefix, gs://…, az://… "
+        "(default $AGENTOUT_STORE, else the local cache).",
+    )(func)
+
+
 def fail(message: str, status: int = EXIT_BAD_INPUT) -> NoReturn:
     click.echo(f"agentout: {message}", err=True)
     sys.exit(status)

@@ -6,7 +6,7 @@ import re
 
 import click
 
-from agentout.cli._options import reports_errors
+from agentout.cli._options import reports_errors, store_option
 
 _AGE = re.compile(r"(\d+(?:\.\d+)?)([smhdw]?)\Z")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "": 86400}
@@ -28,20 +28,24 @@ def parse_age(text: str) -> float:
     show_default=True,
     help="Remove files last written longer ago than AGE (s, m, h, d, w; 0 for all).",
 )
+@store_option
 @click.option("--dry-run", is_flag=True, help="List what would be removed; remove nothing.")
 @reports_errors
 def clean(older_than: str, dry_run: bool) -> None:
     """Remove agentout's spilled files older than AGE (7 days by default).
 
     Only files agentout wrote are touched: regular files directly in the spill store
-    (``$AGENTOUT_SPILL_DIR`` or the user cache dir), named as agentout names them and
-    owned by you. Anything else there, and every symlink, is left alone.
+    (--store, ``$AGENTOUT_STORE``, ``$AGENTOUT_SPILL_DIR`` or the user cache dir), named
+    as agentout names them and owned by you. Anything else there, and every symlink, is
+    left alone. With an object store (s3://bucket/prefix, gs://, az://), its objects
+    directly under the prefix named as agentout names them, and nothing else.
 
     \b
     Examples:
       agentout clean
       agentout clean --older-than 1d --dry-run
       agentout clean --older-than 0
+      agentout clean --store s3://team-bucket/agentout --older-than 3d
     """
     from agentout.spill import SpillStore
 
@@ -53,4 +57,4 @@ def clean(older_than: str, dry_run: bool) -> None:
     freed = sum(stored.size for stored in removed)
     verb = "would free" if dry_run else "freed"
     files = "file" if len(removed) == 1 else "files"
-    click.echo(f"{len(removed)} {files}, {verb} {freed} bytes in {store.root}")
+    click.echo(f"{len(removed)} {files}, {verb} {freed} bytes in {store.address}")

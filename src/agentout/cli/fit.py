@@ -14,6 +14,7 @@ from agentout.cli._options import (
     format_option,
     record_delivery,
     reports_errors,
+    store_option,
     tokenizer_option,
 )
 
@@ -52,6 +53,7 @@ INPUT_FORMATS = ("auto", "json", "jsonl", "yaml", "toml", "csv", "tsv", "text")
     envvar="AGENTOUT_MAX_RECORD_MIB",
     help="Refuse a record (a JSON value, a line) longer than this; bounds memory.",
 )
+@store_option
 @reports_errors
 def fit(
     file: str | None,

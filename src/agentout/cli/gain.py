@@ -53,6 +53,12 @@ def parse_since(value: str | None, now: float | None = None) -> float | None:
     help="text: tables and a chart; json: every number; csv: one line per delivery.",
 )
 @click.option("--html", "html_file", metavar="FILE", help="Also write one self-contained page.")
+@click.option(
+    "--export",
+    "export_file",
+    metavar="FILE",
+    help="Write the rows to FILE instead (.jsonl or .parquet; a path or s3://… URL).",
+)
 @click.option("--recent", type=click.IntRange(min=0), default=10, show_default=True)
 @reports_errors
 def gain(
@@ -61,6 +67,7 @@ def gain(
     period: str,
     format_name: str,
     html_file: str | None,
+    export_file: str | None,
     recent: int,
 ) -> None:
     """Show the tokens agentout kept out of agents' context, from its ledger.
@@ -76,6 +83,12 @@ def gain(
       agentout gain --since 7d --by week
       agentout gain --format json
       agentout gain --html gain.html
+      agentout gain --export ledger.parquet
+      agentout gain --since 7d --export s3://team-bucket/ledger/alice.jsonl
+
+    --export writes one row per delivery in a stable schema (docs/ledger-export.md),
+    for DuckDB, BigQuery or ClickHouse; AGENTOUT_LEDGER_EXPORT=DIR-or-URL also writes
+    each session's rows there, one new file per session.
     """
     from agentout import ledger
     from agentout.ledger_report import Report, as_csv
@@ -83,6 +96,12 @@ def gain(
     start = parse_since(since)
     where = str(Path(project).resolve()) if project else None
     rows = [row for row in ledger.rows(since=start) if where is None or row.project == where]
+    if export_file:
+        from agentout.ledger_export import export
+
+        count = export(rows, export_file)
+        click.echo(f"{count} {'delivery' if count == 1 else 'deliveries'} written to {export_file}")
+        return
     report = Report.of(rows, period=period, recent=recent)
     if html_file:
         try:

@@ -12,6 +12,7 @@ from agentout.cli._options import (
     format_option,
     record_delivery,
     reports_errors,
+    store_option,
     tokenizer_option,
 )
 
@@ -68,6 +69,7 @@ FORMATS = ("records", "json", "toon", "text", "auto")
     help="auto: spill the complete matching set when the page leaves any out; "
     "file: always; inline: never.",
 )
+@store_option
 @reports_errors
 def records(
     paths: tuple[str, ...],

@@ -8,6 +8,7 @@ from agentout.cli._options import (
     budget_options,
     format_option,
     reports_errors,
+    store_option,
     tokenizer_option,
 )
 from agentout.formats import FORMAT_NAMES
@@ -53,6 +54,7 @@ from agentout.formats import FORMAT_NAMES
     help="Store the output with its secrets (the agent still gets them hidden).",
 )
 @format_option(FORMAT_NAMES, "raw")
+@store_option
 @tokenizer_option
 @click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
 @reports_errors
@@ -93,7 +95,9 @@ def run(
       agentout run --timeout 600 -- cargo build
     """
     from agentout.cli.quick import deliver
+    from agentout.spill import defer_uploads
 
+    defer_uploads()  # a remote store's upload finishes while the output is read
     deliver(
         command,
         max_tokens=max_tokens,

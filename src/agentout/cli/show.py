@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from agentout.cli._options import echo_packed, record_delivery, reports_errors, tokenizer_option
+from agentout.cli._options import (
+    echo_packed,
+    record_delivery,
+    reports_errors,
+    store_option,
+    tokenizer_option,
+)
 from agentout.formats import FORMAT_NAMES
 
 
@@ -34,6 +40,7 @@ from agentout.formats import FORMAT_NAMES
     default=None,
     help="Output format (default: raw for text, records for JSONL).",
 )
+@store_option
 @tokenizer_option
 @reports_errors
 def show(

@@ -16,6 +16,7 @@ from agentout.cli._options import (
     format_option,
     record_delivery,
     reports_errors,
+    store_option,
     tokenizer_option,
 )
 from agentout.sources.testing.settings import DEFAULT_LIMIT, FOCUS_MODES, FORMATS
@@ -57,6 +58,7 @@ class _Focus(click.Choice[str]):
 @budget_options
 @format_option(FORMATS, "records")
 @tokenizer_option
+@store_option
 @reports_errors
 def test(
     files: tuple[str, ...],

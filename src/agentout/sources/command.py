@@ -68,7 +68,7 @@ class CommandRun:
         if delivery.tokens is not None:
             meta["tokens"] = delivery.tokens
         if delivery.ref is not None:
-            meta["file"] = str(delivery.ref.path)
+            meta["file"] = delivery.ref.location
         if delivery.warning:
             meta["warning"] = delivery.warning
         name = _clipped(shlex.join(done.argv))

@@ -118,7 +118,8 @@ def _run(
     from agentout import process
 
     limits, store = config.limits(max_tokens), config.store
-    env = {**os.environ, "AGENTOUT_SPILL_DIR": str(store.root)}
+    # the test run spills into this server's namespace, local and remote alike
+    env = {**os.environ, "AGENTOUT_SPILL_DIR": str(store.root), "AGENTOUT_STORE": store.address}
     output = bytearray()
     done = process.run(
         argv,

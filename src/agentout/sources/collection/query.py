@@ -320,7 +320,7 @@ def _whole(item: Item, view: Mapping[str, Any]) -> bool:
 
 def _spill_footer(ref: SpillRef, fields: FieldSummary) -> dict[str, Any]:
     """Where the complete set is, its fields, and counts of its low-cardinality fields."""
-    footer: dict[str, Any] = {"spill": str(ref.path), "lines": ref.lines, "bytes": ref.size}
+    footer: dict[str, Any] = {"spill": ref.location, "lines": ref.lines, "bytes": ref.size}
     footer["fields"] = list(fields.fields)
     counts = fields.counted(_MAX_COUNTED_FIELDS, first=SEVERITY_FIELDS)
     if counts:

@@ -560,7 +560,7 @@ def _spill(run: Run, output: str = "") -> str | None:
         ref = SpillStore.default().write_text(text, kind="test", suffix=".txt")
     except (OSError, AgentoutError):  # a full disk or an unsafe store: report inline only
         return None
-    return str(ref.path)
+    return ref.location
 
 
 def report(
