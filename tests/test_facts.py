@@ -251,3 +251,21 @@ def test_same_output_same_answer(output: str, values: list[str]) -> None:
     fact = Fact("f", tuple(values))
     assert kept(fact, output) == kept(fact, output)
     assert kept(fact, output) == (lost([fact], output) == [])
+
+
+def test_a_test_report_keeps_a_file_for_the_records_under_its_p_line() -> None:
+    report = (
+        "H agentout=1 total=2\n"
+        "S status=FAIL failed=2\n"
+        "P file=tests/a.py failed=1\n"
+        "R test=test_x L=12 type=AssertionError\n"
+        "P file=tests/b.py failed=1\n"
+        "R test=test_y L=3 type=KeyError\n"
+        "F full=/tmp/x.txt\n"
+    )
+    assert kept(Fact("test", ("tests/a.py", "test_x", "12")), report)
+    assert kept(Fact("test", ("tests/b.py", "test_y")), report)
+    assert not kept(Fact("test", ("tests/a.py", "test_y")), report)
+    assert not kept(Fact("test", ("tests/b.py", "/tmp/x.txt")), report)  # F is no R
+    plain = report.removeprefix("H agentout=1 total=2\n")
+    assert not kept(Fact("test", ("tests/a.py", "test_x")), plain)  # records format only

@@ -15,6 +15,9 @@ one of its blocks holds every value, each as a whole token:
   at least 7 digits, as git prints it (``3a11ff4``).
 - A number is also kept right after a capital ``L`` that starts a token, as a line number
   is often written (``L21``, ``#L21``).
+- In agentout's records format (a first line ``H agentout=…``), the ``R`` records after
+  a ``P`` line are that file's (docs/records-format.md): each is read with its ``P`` line,
+  so ``P file=tests/a.py`` then ``R test=test_x L=12`` keeps (``tests/a.py``, ``test_x``).
 
 Same output, same answer: the check depends on nothing but the text.
 """
@@ -109,7 +112,7 @@ class _Blocks:
     """An output split into blocks, with each value's blocks looked up once."""
 
     def __init__(self, output: str | bytes) -> None:
-        self._text = normalise(output)
+        self._text = _with_groups(normalise(output))
         self._starts = [m.start() for m in _BLOCK_START.finditer(self._text)]
         self._found: dict[str, frozenset[int]] = {}
 
@@ -126,6 +129,21 @@ class _Blocks:
                 break
             common = common & self.holding(value)
         return bool(common)
+
+
+def _with_groups(text: str) -> str:
+    """Records-format text with each ``R`` line after a ``P`` line read as ``P … R …``."""
+    if not text.startswith("H agentout="):
+        return text
+    lines, group = text.split("\n"), None
+    for i, line in enumerate(lines):
+        if line.startswith("P "):
+            group = line
+        elif line.startswith("R ") and group is not None:
+            lines[i] = f"{group} {line}"
+        elif line[:2] != "R ":
+            group = None
+    return "\n".join(lines)
 
 
 def kept(fact: Fact, output: str | bytes) -> bool:

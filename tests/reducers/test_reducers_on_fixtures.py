@@ -62,3 +62,30 @@ def test_what_is_left_out_is_in_the_store_byte_for_byte(
         assert delivered.ref is None
     elif delivered.ref is not None:
         assert delivered.ref.path.read_bytes() == fixture.output
+
+
+def test_a_complete_reduced_form_may_take_twice_the_threshold_only_unbudgeted(
+    store: SpillStore,
+) -> None:
+    """157 grep matches reduce to about 10 KB: shown whole without a budget (cutting them
+    loses matches), cut when the caller gives one."""
+    files = [f"src/pkg/module_{i:02}.py" for i in range(40)]
+    body = "".join(
+        f"{files[i // 4]}:{10 + i}:    raise InputError(f'bad value {i}', path)  # checked\n"
+        for i in range(157)
+    ).encode()
+    argv = ("grep", "-rn", "InputError", "src")
+
+    def run(**budget: int) -> TextDelivery:
+        capture = Capture(threshold=8192, store=store)
+        capture.feed(body)
+        capture.close()
+        return deliver_output(capture, TextSettings(8192, **budget), argv=argv, reducer=find(argv))
+
+    whole = run()
+    assert whole.form == "reduced"
+    assert 8192 < len(whole.text.encode()) <= 2 * 8192
+    assert all(f"{10 + i}:" in whole.text for i in range(157))
+    cut = run(max_chars=8192)
+    assert cut.form == "cut"
+    assert len(cut.text) <= 8192

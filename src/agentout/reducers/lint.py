@@ -61,7 +61,10 @@ _ONE_LINE = tuple(
     )
 )
 # ruff full: "F401 [*] `os` imported but unused" then " --> a.py:1:8"
-_RUFF_HEAD = re.compile(r"^(?P<code>[A-Z]+\d+) (?:\[\*\] )?(?P<msg>\S.*)$")
+# ruff's full format: ``CODE [*] message`` (or ``invalid-syntax: message``), then ``--> f:l:c``
+_RUFF_HEAD = re.compile(
+    r"^(?:(?P<code>[A-Z]+\d+) (?:\[\*\] )?|(?P<syntax>invalid-syntax): )(?P<msg>\S.*)$"
+)
 # rustc / clippy: "warning: unused variable: `x`" or "error[E0308]: mismatched types"
 _RUST_HEAD = re.compile(r"^(?P<sev>error|warning)(?:\[(?P<code>[A-Z]\d{4})\])?: (?P<msg>.*)$")
 _ARROW = re.compile(r"^\s*--> (?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+)$")
@@ -145,7 +148,8 @@ def _read(lines: Sequence[str]) -> tuple[list[_Diagnostic], list[tuple[int, str]
         ruff, rust_head = _RUFF_HEAD.match(line), _RUST_HEAD.match(line)
         head = ruff or rust_head
         if head is not None and not line.startswith(("warning: `", "error: could not")):
-            code = head.groupdict().get("code") or head.groupdict().get("sev") or "error"
+            fields = head.groupdict()
+            code = fields.get("code") or fields.get("syntax") or fields.get("sev") or "error"
             pending, in_detail, rust = (n, code, head["msg"]), False, ruff is None
             continue
         if in_detail and found and (lint := _RUST_LINT.search(line)):

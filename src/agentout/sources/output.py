@@ -40,6 +40,10 @@ __all__ = ["REDUCED_AT_MOST", "TextDelivery", "TextSettings", "deliver_output", 
 # A reduced form is used only when it has at most this share of the output's bytes: far
 # enough below that it cannot cost more tokens, without loading a tokenizer to check.
 REDUCED_AT_MOST = 0.85
+# With no budget given, a reducer's complete form may take this many times the inline
+# threshold: it already holds every fact in the fewest lines, and cutting it loses some
+# (157 grep matches, 182 ruff diagnostics). An explicit --max-tokens/--max-chars holds.
+REDUCED_ROOM = 2
 Form = Literal["whole", "reduced", "cut"]
 
 
@@ -191,9 +195,10 @@ def _try_reduced(
     text = RAW.render(document)
     if len(text.encode("utf-8")) > REDUCED_AT_MOST * len(data):
         return None
-    if len(text.encode("utf-8")) > settings.threshold or not _fits(
-        text, settings, settings.max_chars
-    ):
+    room = settings.threshold
+    if settings.max_tokens is None and settings.max_chars is None:
+        room *= REDUCED_ROOM
+    if len(text.encode("utf-8")) > room or not _fits(text, settings, settings.max_chars):
         return None
     ref = None if reduced.complete else capture.commit()
     if ref is None:  # complete (or the store failed, which the warning says): no reference
