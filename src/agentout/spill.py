@@ -33,7 +33,7 @@ import secrets
 import stat
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from types import TracebackType
@@ -292,25 +292,32 @@ _told: set[str] = set()
 _deferred: list[tuple[Upload, Path]] | None = None
 
 
-def defer_uploads() -> None:
-    """For a process that exits once it has delivered (``agentout run``): a commit no
-    longer waits for its upload to complete; the process waits when it exits, after the
-    output is printed, so the upload's tail overlaps the rest of the work. A failed
-    upload still costs one line on stderr, and its reference still resolves here (the
-    local copy has the same name). A server must not call this: another replica may be
-    asked for the object as soon as the call returns."""
+@contextlib.contextmanager
+def deferred_uploads() -> Iterator[None]:
+    """For a command that exits once it has delivered (``agentout run``): inside, a
+    commit no longer waits for its upload to complete; leaving waits for all of them,
+    after the output is printed, so the upload's tail overlaps the rest of the work. A
+    failed upload still costs one line on stderr, and its reference still resolves here
+    (the local copy has the same name). A server must not use this: another replica may
+    be asked for the object as soon as the call returns."""
     global _deferred
-    if _deferred is None:
+    outer = _deferred
+    if outer is None:
         _deferred = []
-        import atexit
-
-        atexit.register(_wait_deferred)
+    try:
+        yield
+    finally:
+        if outer is None:
+            try:
+                _wait_deferred()
+            finally:
+                _deferred = None
 
 
 def _wait_deferred() -> None:
-    if _deferred:
+    if _deferred:  # the answer first, even into a pipe; then the wait
         with contextlib.suppress(OSError, ValueError):
-            sys.stdout.flush()  # the answer first, even into a pipe; then the wait
+            sys.stdout.flush()
     while _deferred:
         upload, root = _deferred.pop(0)
         reason = upload.wait()
