@@ -230,3 +230,17 @@ def test_run_bench_reads_the_raw_envelope(tmp_path: Path) -> None:
     assert bench_run.kept_by_agentout(shown, lines) == {3, 5}
     text, ok = bench_run.error_lines(SpillStore(tmp_path))
     assert ok, text
+
+
+def test_throughput_bench_finds_the_stored_copy(tmp_path: Path) -> None:
+    import os
+
+    bench = importlib.import_module("bench_throughput")
+    env = {**os.environ, "AGENTOUT_SPILL_DIR": str(tmp_path), "AGENTOUT_LEDGER": "0"}
+    argv = ["seq", "1", "300000"]
+    wall, rss, out = bench._timed([*bench._agentout(), "run", "--", *argv], env)
+    assert wall > 0
+    assert rss > 1024
+    kept = bench._stored(tmp_path, out)
+    assert kept is not None
+    assert bench._file_digest(kept) == bench._digest(argv)
