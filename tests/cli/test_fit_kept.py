@@ -259,3 +259,33 @@ def test_header_keys_of_the_input_never_pass_for_the_reference(
     head = header_of(agentout("fit", str(source), "--max-tokens", "40").stdout)
     assert head["top.ref"] == "mine"
     assert re.fullmatch(r"[0-9a-f]{16}", head["ref"])
+
+
+ROWS = [{"id": str(i), "name": f"item {i}", "on": "yes"} for i in range(30)]
+KINDS = {
+    "rows.json": json.dumps(ROWS),
+    "rows.jsonl": "".join(json.dumps(r) + "\n" for r in ROWS),
+    "rows.yaml": "".join(f"- id: '{r['id']}'\n  name: {r['name']}\n  on: yes\n" for r in ROWS),
+    "rows.toml": "".join(
+        f"[[rows]]\nid = '{r['id']}'\nname = '{r['name']}'\non = 'yes'\n" for r in ROWS
+    ),
+    "rows.csv": "id,name,on\n" + "".join(f"{r['id']},{r['name']},yes\n" for r in ROWS),
+    "rows.tsv": "id\tname\ton\n" + "".join(f"{r['id']}\t{r['name']}\tyes\n" for r in ROWS),
+    "rows.txt": "".join(f"line {i}\n" for i in range(30)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_show_records_reads_the_kept_file_as_fit_read_it(
+    store: SpillStore, tmp_path: Path, name: str
+) -> None:
+    from agentout.sources.data import read_data
+
+    source = tmp_path / name
+    source.write_text(KINDS[name])
+    packed = fit(str(source), max_tokens=60, spill=True)
+    ref = packed.document.header["ref"]
+    paged = page_records(ref, max_tokens=None, store=store)
+    expected = read_data(str(source))
+    assert [r.fullest for r, _ in paged.document.records] == [r.fullest for r in expected.records]
+    assert paged.stats.total == len(expected.records) == 30
