@@ -31,6 +31,9 @@ CASES = [
     (["show", "run-0123456789abcdef.log"], "run-0123456789abcdef.log: no such spilled file"),
     (["show", "run-0123456789abcdef.log", "--records", "1:"], "run-0123456789abcdef.log: no"),
     (["show", "{folder}"], "{folder}: not in the spill store"),
+    (["discover", "{missing}"], "{missing}: no such file or folder"),
+    (["serve", "--root", "{missing}"], "--root {missing}: no such folder"),
+    (["serve", "--root", "{file}"], "--root {file}: is a file, not a folder"),
 ]
 
 
