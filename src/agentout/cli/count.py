@@ -32,7 +32,7 @@ class _Row:
 )
 @reports_errors
 def count(files: tuple[str, ...], tokenizer: str | None, as_json: bool) -> None:
-    """Count the tokens in each FILE and in all (stdin when no FILE, or for -).
+    """Count the tokens in each PATH and in all (stdin when no PATH, or for -).
 
     Counts are exact for o200k_base (the default) and cl100k_base, offline, and
     identical to tiktoken's. Files are read 1 MiB at a time, so any size counts in
