@@ -41,6 +41,8 @@ def page_records(
     """One page of the records of the spilled file ``ref`` (its name, or 16 hex digits)."""
     from agentout.sources.data import InputFormat, read_data
 
+    if format == "raw" or getattr(format, "name", None) == "raw":
+        raise ValueError("--format raw shows lines; --records shows records in any other format")
     store = store if store is not None else SpillStore.default()
     span = records or LineRange()
     name = _full_name(store, ref).rsplit("/", 1)[-1]

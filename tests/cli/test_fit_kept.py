@@ -170,6 +170,11 @@ def test_show_records_refuses_line_options_and_bad_ranges(store: SpillStore) -> 
         2,
         "agentout: --records '5:2': records count from 1 and A must not pass B\n",
     )
+    raw = agentout("show", ref, "--records", "1:2", "--format", "raw")
+    assert (raw.exit_code, raw.stderr) == (
+        2,
+        "agentout: --format raw shows lines; --records shows records in any other format\n",
+    )
     past = parse(agentout("show", ref, "--records", "500:").stdout)
     assert past[0][1]["included"] == 0
     assert past[-1] == ("F", {"shown": "none"})
