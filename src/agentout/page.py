@@ -97,6 +97,8 @@ def page(
     jsonl = ref.endswith(".jsonl")
     if format is None:  # text as printed; a JSONL line's fields as records
         format = "records" if jsonl else "raw"
+    if format == "raw" or getattr(format, "name", None) == "raw":
+        jsonl = False  # raw draws lines: a JSONL line as its text
     cap = None if max_tokens is None else max_tokens // _MIN_RECORD_TOKENS + 1
     picked: list[_Piece] = []
     total = matches = 0

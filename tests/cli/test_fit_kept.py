@@ -294,3 +294,11 @@ def test_show_records_reads_the_kept_file_as_fit_read_it(
     expected = read_data(str(source))
     assert [r.fullest for r, _ in paged.document.records] == [r.fullest for r in expected.records]
     assert paged.stats.total == len(expected.records) == 30
+
+
+def test_a_kept_jsonl_file_shows_as_its_lines_in_raw(store: SpillStore) -> None:
+    events = ROOT / "examples" / "data" / "events.jsonl"
+    ref = header_of(agentout("fit", str(events), "--max-tokens", "100").stdout)["ref"]
+    done = agentout("show", ref, "--lines", "1:2", "--format", "raw")
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.splitlines()[:2] == events.read_text().splitlines()[:2]
