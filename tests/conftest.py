@@ -38,3 +38,12 @@ def _private_ledger(
     path = tmp_path_factory.getbasetemp() / "ledger.sqlite3"
     monkeypatch.setenv("AGENTOUT_LEDGER_DB", str(path))
     monkeypatch.setenv("AGENTOUT_LEDGER_SYNC", "1")
+
+
+@pytest.fixture(autouse=True)
+def _private_spill(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test writes the user's spill store (``agentout fit`` keeps what it leaves out):
+    the session has its own, unless a test points AGENTOUT_SPILL_DIR elsewhere."""
+    monkeypatch.setenv("AGENTOUT_SPILL_DIR", str(tmp_path_factory.getbasetemp() / "spill"))

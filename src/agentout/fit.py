@@ -35,7 +35,9 @@ built, one at a time, until one rules CSV out, and then CSV is left out of the c
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, BinaryIO, cast
 
 from agentout.formats import Format, get_format
 from agentout.formats.auto import AutoFormat
@@ -44,8 +46,9 @@ from agentout.formats.csv import is_flat, is_flat_uniform
 from agentout.formats.json import record_object
 from agentout.pack import PRESETS, Packed, pack
 from agentout.records import Document, Record, Result, View, is_empty
-from agentout.sources._text import Source
+from agentout.sources._text import Source, display_name, open_input
 from agentout.sources.data import DEFAULT_MAX_RECORD_MIB, InputFormat, read_data
+from agentout.spill import SpillStore
 from agentout.tokens import ExactBPE, Tokenizer, get_tokenizer
 
 __all__ = ["fit"]
@@ -66,9 +69,19 @@ def fit(
     input_format: InputFormat = "auto",
     max_record_mib: int = DEFAULT_MAX_RECORD_MIB,
     name: str | None = None,
+    spill: bool = False,
+    store: SpillStore | None = None,
+    inline_threshold: int | None = None,
 ) -> Packed:
     """Read ``source`` (see ``read_data``) and pack it (see ``pack``), keeping in memory
-    only the records the budget could show; the result is the same as unbounded."""
+    only the records the budget could show; the result is the same as unbounded.
+
+    ``spill``: when the output does not show every record whole (records left out,
+    or shown terser), the complete input goes to the spill store (``store``, else the
+    default; its secrets hidden) and the header names it (``ref=``, 16 hex digits), the
+    last line giving the ``agentout show REF --records`` command that pages on. Output
+    that shows everything whole stores nothing.
+    """
     tok = get_tokenizer(tokenizer)
     if preset is not None:
         if preset not in PRESETS:
@@ -83,24 +96,92 @@ def fit(
         chars=_most_chars(max_tokens, max_chars, tok),
     )
     auto = isinstance(fmt, AutoFormat)
-    result = read_data(
-        source,
-        input_format=input_format,
-        max_record_mib=max_record_mib,
-        name=name,
-        keep=bound.keep,
-        dropped=bound.dropped if auto else None,
-    )
-    if auto and not bound.table:
-        fmt = _AutoWithoutCsv()
-    return pack(
-        result,
-        format=fmt,
-        max_tokens=max_tokens,
-        max_chars=max_chars,
-        max_records=max_records,
-        tokenizer=tok,
-    )
+
+    def read(stream: Source) -> Result:
+        return read_data(
+            stream,
+            input_format=input_format,
+            max_record_mib=max_record_mib,
+            name=name,
+            keep=bound.keep,
+            dropped=bound.dropped if auto else None,
+        )
+
+    def packed(result: Result, limit: int | None = None) -> Packed:
+        most = limit if max_records is None else min(max_records, limit or max_records)
+        chosen = fmt if not auto or bound.table else _AutoWithoutCsv()
+        return pack(
+            result,
+            format=chosen,
+            max_tokens=max_tokens,
+            max_chars=max_chars,
+            max_records=most,
+            tokenizer=tok,
+        )
+
+    if not spill:
+        return packed(read(source))
+    return _fit_kept(source, name, input_format, inline_threshold, store, read, packed)
+
+
+def _fit_kept(
+    source: Source,
+    name: str | None,
+    input_format: str,
+    inline_threshold: int | None,
+    store: SpillStore | None,
+    read: Callable[[Source], Result],
+    packed: Callable[..., Packed],
+) -> Packed:
+    """``fit`` with the input copied as it is read, and kept if the output is not whole."""
+    from agentout.capture import resolve_threshold
+    from agentout.kept import InputCopy, suffix_for
+    from agentout.sources.output import short_ref
+
+    shown = display_name(source) if name is None else name
+    path = None if source is None or source == "-" or not isinstance(source, str) else source
+    with open_input(source) as stream:  # a missing file is refused here, by name
+        copy = InputCopy(
+            stream,
+            suffix=suffix_for(input_format, path),
+            threshold=resolve_threshold(inline_threshold),
+            store=store,
+            name=shown,
+        )
+        try:
+            result = read(cast("BinaryIO", copy))
+            first = packed(result)
+        except BaseException:
+            copy.drop()
+            raise
+        if not first.stats.truncated:
+            copy.drop()  # every record shown whole (if over budget): nothing to keep
+            return first
+        ref = copy.keep()
+    if ref is None:
+        return packed(replace(result, header={**result.header, "warning": copy.warning}))
+    return _with_ref(result, short_ref(ref), packed)
+
+
+def _with_ref(result: Result, ident: str, packed: Callable[..., Packed]) -> Packed:
+    """Packed with the reference in the header and the command that pages on last.
+
+    That command names the first record not shown, which depends on what fits: pack
+    with the widest one first, then with the real one, never allowing more records."""
+    header = {**result.header, "ref": ident}
+    total = result.total if result.total is not None else len(result.records)
+
+    def footer(shown: int) -> dict[str, str]:
+        start = shown + 1 if shown < total else 1
+        return {"more": f"agentout show {ident} --records {start}:"}
+
+    guess, limit = max(total - 1, 0), None
+    while True:
+        done = packed(replace(result, header=header, summary=footer(guess)), limit)
+        included = done.stats.included
+        if footer(included) == footer(guess):
+            return done
+        guess = limit = included
 
 
 def _most_chars(max_tokens: int | None, max_chars: int | None, tok: Tokenizer) -> int | None:

@@ -58,18 +58,19 @@ class LineRange:
     last: int | None = None
 
     @classmethod
-    def parse(cls, text: str) -> LineRange:
-        """``A:B``, ``A:``, ``:B`` or ``A``."""
+    def parse(cls, text: str, option: str = "--lines") -> LineRange:
+        """``A:B``, ``A:``, ``:B`` or ``A``; errors name ``option`` (``--records``)."""
+        what = option.removeprefix("--")
         start, colon, end = text.partition(":")
         try:
             first = int(start) if start.strip() else 1
             last = (int(end) if end.strip() else None) if colon else first
         except ValueError:
             raise ValueError(
-                f"--lines {text!r}: expected A:B, A:, :B or A (line numbers)"
+                f"{option} {text!r}: expected A:B, A:, :B or A ({what[:-1]} numbers)"
             ) from None
         if first < 1 or (last is not None and last < first):
-            raise ValueError(f"--lines {text!r}: lines count from 1 and A must not pass B")
+            raise ValueError(f"{option} {text!r}: {what} count from 1 and A must not pass B")
         return cls(first, last)
 
     def __str__(self) -> str:
@@ -101,6 +102,8 @@ def page(
     jsonl = ref.endswith(".jsonl")
     if format is None:  # text as printed; a JSONL line's fields as records
         format = "records" if jsonl else "raw"
+    if format == "raw" or getattr(format, "name", None) == "raw":
+        jsonl = False  # raw draws lines: a JSONL line as its text
     cap = None if max_tokens is None else max_tokens // _MIN_RECORD_TOKENS + 1
     picked: list[_Piece] = []
     total = matches = 0

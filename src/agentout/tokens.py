@@ -172,7 +172,11 @@ class ExactBPE:
         A run of more than a MiB with no safe cut at all (one giant word) is cut anyway,
         with one warning that the count may be a few tokens off at each such cut.
         """
-        total = 0
+        return self.count_stream_cuts(pieces)[0]
+
+    def count_stream_cuts(self, pieces: Iterable[str]) -> tuple[int, int]:
+        """``count_stream``, and how many such forced cuts it made (0: the count is exact)."""
+        total = forced = 0
         parts: list[str] = []
         size = 0
         next_try = _CHUNK_CHARS  # grows when no cut is found, so joins stay linear
@@ -184,7 +188,12 @@ class ExactBPE:
             text = "".join(parts)
             cut = _last_cut(text)
             if cut == 0 and size > _MAX_SEARCH_CHARS:
-                _warn_once("forced-cut", "a run of over 1 MiB without a token boundary was cut")
+                _warn_once(
+                    "forced-cut",
+                    "a run of over 1 MiB without a token boundary was cut; "
+                    "the count may be off by a token or so at each such cut (approx)",
+                )
+                forced += 1
                 cut = size - 1 if "\ud800" <= text[-1] <= "\udbff" else size
             if cut == 0:
                 parts, next_try = [text], 2 * size
@@ -192,7 +201,7 @@ class ExactBPE:
             total += self.count(text[:cut])
             rest = text[cut:]
             parts, size, next_try = [rest], len(rest), len(rest) + _CHUNK_CHARS
-        return total + self.count("".join(parts))
+        return total + self.count("".join(parts)), forced
 
     def encode(self, text: str) -> list[int]:
         return list(self._bpe.encode(_replace_surrogates(text)))
@@ -369,6 +378,19 @@ def count_until(text: str, limit: int, tokenizer: str | Tokenizer | None = None)
         return None
     n = tok.count(text)
     return n if n <= limit else None
+
+
+def count_stream_cuts(
+    chunks: Iterable[str], tokenizer: str | Tokenizer | None = None
+) -> tuple[int, int]:
+    """``count_stream``, and how many runs of over 1 MiB without a token boundary it had
+    to cut (each may put the count off by a token or so): 0 when the count is exact."""
+    tok = get_tokenizer(tokenizer)
+    method = getattr(tok, "count_stream_cuts", None)
+    if method is not None:
+        found: tuple[int, int] = method(chunks)
+        return found
+    return count_stream(chunks, tok), 0
 
 
 def count_stream(chunks: Iterable[str], tokenizer: str | Tokenizer | None = None) -> int:

@@ -140,4 +140,4 @@ def test_filters_and_missing_root(project: Path, tmp_path: Path) -> None:
     assert len(read(transcript, project=str(project)).calls) == len(COMMANDS)
     missing = CliRunner().invoke(cli, ["discover", str(tmp_path / "nothing")])
     assert missing.exit_code == 2
-    assert "no transcripts there" in missing.output
+    assert "no such file or folder (Claude Code keeps transcripts in" in missing.output

@@ -125,15 +125,10 @@ def test_what_is_not_utf8_text_is_refused(tmp_path: Path, content: bytes, messag
     assert result.stderr == f"agentout: {bad}: {message}\n"
 
 
-def test_missing_files_and_directories_are_named(tmp_path: Path) -> None:
+def test_missing_files_are_named(tmp_path: Path) -> None:
     missing = run(str(tmp_path / "nope.txt"))
     assert (missing.exit_code, missing.stdout) == (2, "")
     assert missing.stderr == f"agentout: {tmp_path / 'nope.txt'}: no such file\n"
-    directory = run(str(tmp_path))
-    assert (directory.exit_code, directory.stderr) == (
-        2,
-        f"agentout: {tmp_path}: is a directory, not a file\n",
-    )
 
 
 def test_an_unknown_tokenizer_lists_the_known_ones() -> None:

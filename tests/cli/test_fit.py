@@ -80,7 +80,8 @@ def test_records_format_fits_whole_records_with_an_exact_count(tiktoken_count: C
     lines = parse(result.stdout)
     kind, header = lines[0]
     assert kind == "H"
-    assert list(header)[:5] == ["agentout", "mode", "source", "input", "total"]
+    assert list(header)[:6] == ["agentout", "mode", "source", "input", "ref", "total"]
+    assert re.fullmatch(r"[0-9a-f]{16}", header["ref"])  # the complete input, kept
     assert header["mode"] == "fit"
     assert header["source"] == str(INCIDENTS)
     assert header["input"] == "json"
@@ -101,7 +102,9 @@ def test_json_format_has_the_account_and_the_records(tiktoken_count: Count) -> N
     assert out["truncated"] is True
     assert out["tokenizer"] == "o200k_base"
     assert out["tokens"] == tiktoken_count(result.stdout) <= 400
+    ref = out["header"].pop("ref")
     assert out["header"] == {"mode": "fit", "source": str(EVENTS), "input": "jsonl"}
+    assert out["summary"] == {"more": f"agentout show {ref} --records {out['included'] + 1}:"}
     assert len(out["records"]) == out["included"]
     events = [json.loads(line) for line in EVENTS.read_text().splitlines()]
     assert_whole_records(out["records"], events)
@@ -114,9 +117,11 @@ def test_a_log_becomes_numbered_lines(tiktoken_count: Count) -> None:
     assert first[1]["input"] == "text"
     assert first[1]["tokens"] == tiktoken_count(result.stdout) <= 200
     lines = LOG.read_text().splitlines()
-    assert [fields for _, fields in rest] == [
-        {"n": n, "line": lines[n - 1]} for n in range(1, len(rest) + 1)
+    *shown, (kind, footer) = rest
+    assert [fields for _, fields in shown] == [
+        {"n": n, "line": lines[n - 1]} for n in range(1, len(shown) + 1)
     ]
+    assert (kind, footer) == ("F", {"more": f"agentout show {first[1]['ref']} --records 3:"})
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -221,6 +226,7 @@ def test_fit_never_passes_the_budget_and_shows_whole_records(
 
 def test_a_large_input_prints_what_packing_every_record_would(tmp_path: Path) -> None:
     # fit keeps only the records the budget could show; the output must not tell.
+    from agentout.fit import fit
     from agentout.pack import pack
     from agentout.sources.data import read_data
 
@@ -229,10 +235,9 @@ def test_a_large_input_prints_what_packing_every_record_would(tmp_path: Path) ->
         "".join(json.dumps({"id": i, "msg": f"event {i}"}) + "\n" for i in range(20000))
     )
     for fmt in FORMATS:
-        result = run(str(path), "--max-tokens", "200", "--format", fmt)
-        assert result.exit_code == 0, result.stderr
+        result = fit(str(path), max_tokens=200, format=fmt)
         expected = pack(read_data(str(path)), format=fmt, max_tokens=200)
-        assert result.stdout == expected.text
+        assert result.text == expected.text
         assert expected.stats.total == 20000
 
 
@@ -360,8 +365,10 @@ def test_the_installed_script_fits_and_refuses(tmp_path: Path, tiktoken_count: C
     assert (done.returncode, done.stderr) == (0, "")
     header = done.stdout.splitlines()[0]
     lines = len(LOG.read_text().splitlines())
-    assert header.startswith(
-        f"H agentout=1 mode=fit source=examples/data/app.log input=text total={lines} included="
+    assert re.match(
+        "H agentout=1 mode=fit source=examples/data/app.log input=text ref=[0-9a-f]{16} "
+        f"total={lines} included=",
+        header,
     )
     assert f" tokens={tiktoken_count(done.stdout)} " in header
     bad = tmp_path / "bad.jsonl"

@@ -91,7 +91,8 @@ def test_the_probe_would_see_the_sdk() -> None:
     ("args", "message"),
     [
         (["--allow-commands", "no-such-exe-here"], "no-such-exe-here: no such executable on PATH"),
-        (["--root", "/no/such/dir"], "--root /no/such/dir: not a directory"),
+        (["--root", "/no/such/dir"], "--root /no/such/dir: no such folder"),
+        (["--root", __file__], f"--root {__file__}: is a file, not a folder"),
         (["--max-tokens", "10"], "10 is not in the range 200<=x<=200000"),
         (["--tokenizer", "nope"], "unknown tokenizer 'nope'"),
         (["--host", "0.0.0.0"], "--host and --stateless are for --http"),

@@ -51,3 +51,13 @@ def test_count_tokens_refuses_bad_input(
     result = call(make_server(project, store), "count_tokens", **arguments)
     assert result.is_error
     assert message in texts(result)
+
+
+def test_a_count_that_cut_a_run_says_approx(project: Path, store: SpillStore) -> None:
+    (project / "word.txt").write_text("a" * 3_000_000)  # no token boundary in 2 MiB
+    result = call(make_server(project, store), "count_tokens", path="word.txt")
+    assert not result.is_error
+    assert result.structured_content["approx"] is True
+    assert " tokens (approx) (o200k_base)" in texts(result)
+    exact = call(make_server(project, store), "count_tokens", path="events.jsonl")
+    assert "approx" not in exact.structured_content

@@ -110,3 +110,15 @@ def test_query_records_never_reads_the_servers_stdin(
     assert result.is_error
     assert "./-: unknown kind of file" in texts(result)
     assert stdin.read() == '{"marker": "read-from-stdin"}\n'
+
+
+def test_query_records_names_the_kept_set_by_its_id(project: Path, store: SpillStore) -> None:
+    server = make_server(project, store)
+    result = call(
+        server, "query_records", paths=["events.jsonl"], where=["level=error"], max_tokens=300
+    )
+    ident = header(result)["ref"]
+    (uri,) = links(result)
+    assert uri == f"agentout://spill/records-{ident}.jsonl"
+    # the CLI's `agentout show` does not see the server's store: no command that points there
+    assert "agentout show" not in texts(result)

@@ -156,7 +156,8 @@ def test_the_note_size_limit_is_an_option(make_vault: MakeVault) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("index", "no/such/dir"), "agentout: no/such/dir: not a folder of notes"),
+        (("index", "no/such/dir"), "agentout: no/such/dir: no such folder"),
+        (("index", __file__), f"agentout: {__file__}: not a folder of notes"),
         (("tree", VAULT, "budget"), f"agentout: no note 'budget' in {VAULT} (did you mean"),
         (("path", VAULT, "budgets", "nowhere"), "agentout: no note 'nowhere'"),
         (("context", VAULT, "--note", "zzz"), "agentout: no note 'zzz'"),

@@ -101,8 +101,11 @@ def test_hidden_folders_and_other_files_are_not_notes(make_vault: MakeVault) -> 
 
 
 def test_a_missing_folder_is_an_input_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="not a folder of notes"):
+    with pytest.raises(InputError, match="no such folder"):
         load_vault(tmp_path / "nope")
+    (tmp_path / "note.md").write_text("a file\n")
+    with pytest.raises(InputError, match="not a folder of notes"):
+        load_vault(tmp_path / "note.md")
 
 
 # -- links resolved -------------------------------------------------------------------------

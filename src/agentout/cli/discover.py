@@ -50,7 +50,8 @@ def discover(
 
     root = Path(path) if path else Path(config_dir()) / "projects"
     if not root.exists():
-        fail(f"{root}: no transcripts there (Claude Code keeps them in ~/.claude/projects)")
+        usual = "Claude Code keeps transcripts in ~/.claude/projects"
+        fail(f"{root}: no such file or folder ({usual})")
     where = str(Path(project).expanduser().resolve()) if project else None
     found = read(root, since=parse_since(since), project=where)
     summary, _ = summarise(found.calls)

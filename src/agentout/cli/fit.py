@@ -71,7 +71,10 @@ def fit(
     in the header), JSONL, YAML, TOML, CSV/TSV with a header row, or text (each
     non-blank line a record). Records are taken in
     order, each at the richest view that fits (an object's scalar fields with long
-    strings cut, or all of it); the header says how many were left out.
+    strings cut, or all of it); the header says how many were left out. When not
+    every record is shown whole, the complete input is kept in agentout's spill
+    store (secrets hidden): the header names it (ref=ID) and the last line gives
+    the command that pages on (agentout show ID --records N:).
 
     \b
     Examples:
@@ -92,6 +95,7 @@ def fit(
         preset=preset,
         input_format=cast("InputFormat", input_format),
         max_record_mib=max_record_mib,
+        spill=True,
     )
     echo_packed(packed)
     record_delivery("fit", file or "-", packed, raw=Path(file) if file and file != "-" else None)

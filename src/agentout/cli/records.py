@@ -55,7 +55,6 @@ FORMATS = ("records", "json", "toon", "text", "auto")
 @click.option(
     "--view",
     "view_file",
-    type=click.Path(dir_okay=False),
     default=None,
     help="YAML/JSON file naming the fields per mode: {agent: [...], verbose: [...]}.",
 )

@@ -64,7 +64,6 @@ def _check_namespace(_ctx: Any, _param: Any, value: str | None) -> str | None:
     "roots",
     multiple=True,
     metavar="DIR",
-    type=click.Path(file_okay=False),
     help="A directory tools may read files under (repeat; default: the working directory).",
 )
 @click.option(

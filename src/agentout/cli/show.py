@@ -6,6 +6,7 @@ import click
 
 from agentout.cli._options import (
     echo_packed,
+    fail,
     record_delivery,
     reports_errors,
     store_option,
@@ -17,6 +18,13 @@ from agentout.formats import FORMAT_NAMES
 @click.command()
 @click.argument("ref", metavar="REF")
 @click.option("--lines", "lines", metavar="A:B", default=None, help="Lines A to B (from 1).")
+@click.option(
+    "--records",
+    "records",
+    metavar="A:B",
+    default=None,
+    help="Records A to B (from 1), as `agentout fit` read the file.",
+)
 @click.option(
     "--part",
     type=click.IntRange(min=1),
@@ -46,6 +54,7 @@ from agentout.formats import FORMAT_NAMES
 def show(
     ref: str,
     lines: str | None,
+    records: str | None,
     part: int,
     grep: str | None,
     ignore_case: bool,
@@ -60,7 +69,8 @@ def show(
     or the stored file's name. A line longer than 2000 characters is shown in
     parts (n=7 part=3), and the next page may start inside it (--part). REF must be a
     file agentout spilled: a path outside the store, a symlink, or a file agentout did
-    not write is refused (exit 2).
+    not write is refused (exit 2). --records A:B pages a file `agentout fit` kept by
+    its records instead, as fit read them, each whole.
 
     \b
     Examples:
@@ -68,9 +78,25 @@ def show(
       agentout show run-0123456789abcdef.log
       agentout show run-0123456789abcdef.log --grep 'error|FAILED' --max-tokens 500
       agentout show run-0123456789abcdef.log --lines 7: --part 3
+      agentout show 0123456789abcdef --records 13:
     """
     from agentout.page import LineRange, page
 
+    if records is not None:
+        if lines is not None or grep is not None or part != 1:
+            fail("--records pages by records, --lines/--part/--grep by lines: use one or the other")
+        from agentout.page_records import page_records
+
+        packed = page_records(
+            ref,
+            records=LineRange.parse(records, "--records"),
+            max_tokens=max_tokens,
+            format=format_name,
+            tokenizer=tokenizer,
+        )
+        echo_packed(packed)
+        record_delivery("show", ref, packed)
+        return
     span = LineRange.parse(lines) if lines is not None else None
     packed = page(
         ref,

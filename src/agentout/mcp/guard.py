@@ -49,7 +49,8 @@ class Roots:
         for given in dirs:
             path = Path(os.path.realpath(given))
             if not path.is_dir():
-                raise GuardError(f"--root {os.fspath(given)}: not a directory")
+                why = "is a file, not a folder" if path.exists() else "no such folder"
+                raise GuardError(f"--root {os.fspath(given)}: {why}")
             resolved.append(path)
         if not resolved:
             resolved.append(Path(os.path.realpath(os.getcwd())))

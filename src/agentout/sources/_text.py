@@ -26,6 +26,7 @@ __all__ = [
     "invalid_utf8",
     "open_input",
     "read_text",
+    "unreadable",
 ]
 
 CHUNK_BYTES = 1 << 20
@@ -49,6 +50,23 @@ def display_name(source: Source) -> str:
     return str(getattr(source, "name", "<stream>"))
 
 
+def unreadable(exc: OSError, name: str, *, folder: bool = False) -> InputError:
+    """A path that cannot be read, refused in the same words by every command: ``no such
+    file`` (``no such folder`` where a folder is expected), ``is a directory, not a
+    file``, ``permission denied``."""
+    if isinstance(exc, (FileNotFoundError, NotADirectoryError)) and not folder:
+        return InputError("no such file", name)
+    if isinstance(exc, FileNotFoundError):
+        return InputError("no such folder", name)
+    if isinstance(exc, NotADirectoryError):
+        return InputError("is a file, not a folder", name)
+    if isinstance(exc, IsADirectoryError):
+        return InputError("is a directory, not a file", name)
+    if isinstance(exc, PermissionError):
+        return InputError("permission denied", name)
+    return InputError(exc.strerror or str(exc), name)
+
+
 @contextmanager
 def open_input(source: Source) -> Iterator[BinaryIO]:
     """The input as a binary stream; OS errors become an ``InputError`` naming the file.
@@ -64,14 +82,8 @@ def open_input(source: Source) -> Iterator[BinaryIO]:
     name = os.fspath(source)
     try:
         stream = open(name, "rb")  # noqa: SIM115 - closed below, after the caller is done
-    except FileNotFoundError:
-        raise InputError("no such file", name) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", name) from None
-    except PermissionError:
-        raise InputError("permission denied", name) from None
     except OSError as exc:
-        raise InputError(exc.strerror or str(exc), name) from None
+        raise unreadable(exc, name) from None
     with stream:
         yield stream
 

@@ -71,7 +71,8 @@ INDEX_CHARS = 60
 _CUT_SLACK = 20
 _HEADER_CHARS = 200
 _RESERVED = frozenset(
-    {"agentout", "mode", "source", "input", "array", "other_keys", "total", "included"}
+    {"agentout", "mode", "source", "input", "array", "other_keys", "ref", "warning", "total"}
+    | {"included"}
     | {"omitted", "reduced", "truncated", "tokens", "tokenizer", "over_budget"}
 )
 

@@ -22,7 +22,9 @@ DESCRIPTION = (
 
 
 class CountResult(TypedDict):
-    """The exact count of the text (or file) by the tokenizer named."""
+    """The exact count of the text (or file) by the tokenizer named (and ``approx: true``
+    when a run of over 1 MiB without a token boundary had to be cut: off by a token or so
+    at each cut)."""
 
     tokens: int
     chars: int
@@ -67,12 +69,13 @@ def _count(
     config: ServerConfig, text: str | None, path: str | None, tokenizer: str | None
 ) -> CallToolResult:
     from agentout.sources._text import read_text
-    from agentout.tokens import count_stream
+    from agentout.tokens import count_stream_cuts
 
     with tool_errors():
         if (text is None) == (path is None):
             raise ToolError("give either text or path (exactly one of them)")
         tok = config.tokenizers.get(tokenizer)
+        cuts = 0  # runs of over 1 MiB without a token boundary, cut anyway
         if text is not None:
             tokens, chars, source = tok.count(text), len(text), "text"
         else:
@@ -84,7 +87,7 @@ def _count(
                     lengths.append(len(piece))
                     yield piece
 
-            tokens = count_stream(pieces(), tok)
+            tokens, cuts = count_stream_cuts(pieces(), tok)
             chars, source = sum(lengths), path
         data: dict[str, Any] = {
             "tokens": tokens,
@@ -92,5 +95,8 @@ def _count(
             "tokenizer": tok.name,
             "source": source,
         }
-        said = f"{tokens} tokens ({tok.name}), {chars} characters: {source}\n"
+        approx = " (approx)" if cuts else ""
+        if cuts:
+            data["approx"] = True
+        said = f"{tokens} tokens{approx} ({tok.name}), {chars} characters: {source}\n"
         return to_result(Reply(said, structured=data), config.limits(None))

@@ -89,7 +89,8 @@ def _context(
         limits = config.limits(max_tokens, inline_threshold_bytes)
         real = roots.resolve(directory)
         if not real.is_dir():
-            raise InputError("not a folder of notes", directory)
+            why = "not a folder of notes" if real.exists() else "no such folder"
+            raise InputError(why, directory)
         roots.check_tree(real)
         vault = load_vault(roots.openable(real))
         result = context_result(vault, **chosen)

@@ -130,6 +130,7 @@ def _query(
                 tokenizer=limits.tokenizer,
                 inline_threshold=limits.inline_threshold,
                 store=config.store,
+                page_command=False,  # the CLI's `agentout show` does not see this store
             )
         except CollectionError as exc:
             problems = [str(p) for p in exc.report.problems[:5]]

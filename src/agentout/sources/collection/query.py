@@ -168,13 +168,17 @@ def query(
     inline_threshold: int | None = None,
     store: SpillStore | None = None,
     sql: str | None = None,
+    page_command: bool = True,
 ) -> Answer:
     """Query a collection as ``agentout records`` does; see the module docstring.
 
     ``mode`` is ``agent`` (3 records, 500 tokens) or ``verbose`` (10, no token limit);
     ``limit`` and ``max_tokens`` override. ``delivery``: ``auto`` spills when the page
     leaves something out, ``file`` always, ``inline`` never. ``sql`` selects and orders
-    with DuckDB instead (see ``sql``; the ``sql`` extra). Raises ``CollectionError``
+    with DuckDB instead (see ``sql``; the ``sql`` extra). A spilled set is named in the
+    header (``ref=ID``) and, if ``page_command``, the last line ends with the ``agentout
+    show ID --records N:`` command that pages on (an MCP server's store is its own, so its
+    tools leave it out). Raises ``CollectionError``
     when no input could be read; ``ValueError`` for a bad option.
     """
     if mode not in MODES:
@@ -229,13 +233,13 @@ def query(
         header["bad_lines"] = report.bad_lines
     records = [to_record(item, mode, spec) for item in page]
 
-    def packed(footer: Mapping[str, Any]) -> Packed:
+    def packed(footer: Mapping[str, Any], most: int | None = None) -> Packed:
         result = Result.of(records, header, footer, total=matched)
         return pack(
             result,
             format=format,
             preset=mode,
-            max_records=cap,
+            max_records=cap if most is None else min(cap, most),
             max_tokens=max_tokens,
             tokenizer=tokenizer,
         )
@@ -259,7 +263,31 @@ def query(
         return first if whole else None
 
     def reference(ref: SpillRef, _head: dict[str, Any]) -> Packed:
-        return packed(_spill_footer(ref, fields))
+        """The page with the complete set named as ``agentout fit`` names what it keeps:
+        ``ref=ID`` in the header, and last the command that pages on by records. That
+        command names the first record not shown, which depends on what fits: pack for a
+        full page first (usually right: one pack), then for what fits, never allowing
+        more records."""
+        from agentout.sources.output import short_ref
+
+        ident = short_ref(ref)
+        header["ref"] = ident
+        if not page_command:
+            return packed(_spill_footer(ref, fields))
+
+        def footer(shown: int) -> dict[str, Any]:
+            start = shown + 1 if shown < matched else 1
+            return {
+                **_spill_footer(ref, fields),
+                "more": f"agentout show {ident} --records {start}:",
+            }
+
+        guess, most = min(cap, matched), None
+        while True:
+            done = packed(footer(guess), most)
+            if footer(done.stats.included) == footer(guess):
+                return done
+            guess = most = done.stats.included
 
     settings = PackSettings(max_tokens, None, format, tokenizer)
     delivered = finish(

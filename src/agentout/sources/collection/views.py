@@ -79,9 +79,12 @@ class ViewSpec:
         try:
             with open(name, encoding="utf-8") as handle:
                 text = handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-            raise InputError(f"cannot read the view file: {reason}", name) from None
+        except OSError as exc:
+            from agentout.sources._text import unreadable
+
+            raise unreadable(exc, name) from None
+        except UnicodeDecodeError:
+            raise InputError("cannot read the view file: not UTF-8 text", name) from None
         documents = list(load_documents(text, name))
         return cls.from_mapping(documents[0] if documents else None, name)
 

@@ -162,6 +162,8 @@ def _load(
     name = os.fspath(root)
     path = Path(root)
     if not path.is_dir():
+        if not path.exists():
+            raise InputError("no such folder", name)
         raise InputError("not a folder of notes", name)
     cache_file, warning = None, None
     if cache:

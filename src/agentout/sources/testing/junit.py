@@ -53,7 +53,9 @@ def read_junit(paths: Sequence[str], cwd: str | None = None) -> Run:
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", path=path) from None
+            from agentout.sources._text import unreadable
+
+            raise unreadable(exc, path) from None
         more, seconds = _parse(data, path)
         cases.extend(more)
         if seconds is not None:
