@@ -368,6 +368,9 @@ def _without_secrets(result: Result) -> Result:
     hidden = 0
     records = []
     for record in result.records:
+        if redactor.holds_none(record.views):
+            records.append(record)
+            continue
         views: list[Any] = []
         before = hidden
         for view in record.views:

@@ -24,7 +24,7 @@ import codecs
 import json
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,12 +164,35 @@ def page(
     # widest footer first, then with the real one, never allowing more lines than before.
     # A page also ends before the first line it would show cut (the next page starts
     # there, so nothing is skipped), unless that is its first: then alone, if it fits.
-    shown = len(picked)
-    limit: int | None = None
+    return pack_page(
+        lambda shown: Result.of(records, header, footer(shown), total=matches),
+        len(picked),
+        format=format,
+        max_tokens=max_tokens,
+        tokenizer=tokenizer,
+    )
+
+
+def pack_page(
+    page: Callable[[int], Result],
+    most: int,
+    *,
+    format: str | Format,
+    max_tokens: int | None,
+    tokenizer: str | Tokenizer | None,
+) -> Packed:
+    """Pack ``page(shown)``, whose footer names how many items it shows: with the widest
+    footer first, then with the real one, never allowing more items than before. A page
+    ends before the first item it would show cut (the next page starts there, so nothing
+    is skipped), unless that is its first: then alone, if it fits."""
+    shown, limit = most, None
     while True:
-        result = Result.of(records, header, footer(shown), total=matches)
         packed = pack(
-            result, format=format, max_tokens=max_tokens, max_records=limit, tokenizer=tokenizer
+            page(shown),
+            format=format,
+            max_tokens=max_tokens,
+            max_records=limit,
+            tokenizer=tokenizer,
         )
         included = packed.stats.included
         cut = next((i for i, (r, v) in enumerate(packed.document.records) if v != r.fullest), None)

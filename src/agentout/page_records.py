@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from agentout.formats import Format
-from agentout.pack import Packed, pack
-from agentout.page import DEFAULT_PAGE_TOKENS, LineRange, _full_name, _redacted
+from agentout.pack import Packed
+from agentout.page import DEFAULT_PAGE_TOKENS, LineRange, _full_name, _redacted, pack_page
 from agentout.records import Record, Result
 from agentout.spill import SpillStore
 from agentout.tokens import Tokenizer
@@ -82,25 +82,10 @@ def page_records(
             out["next"] = f"agentout show {name} --records {span.first + shown}:{end}"
         return out
 
-    # As ``page``: the footer depends on what fits, so pack with the widest first, then
-    # with the real one, never allowing more records than before.
-    shown, limit = len(picked), None
-    while True:
-        page = Result.of(picked, header, footer(shown), total=asked)
-        packed = pack(
-            page,
-            format=format or "records",
-            max_tokens=max_tokens,
-            max_records=limit,
-            tokenizer=tokenizer,
-        )
-        included = packed.stats.included
-        cut = next((i for i, (r, v) in enumerate(packed.document.records) if v != r.fullest), None)
-        if cut == 0 and included > 1:
-            shown = limit = 1
-        elif cut:
-            shown = limit = cut
-        elif included == shown:
-            return packed
-        else:
-            shown = limit = included
+    return pack_page(
+        lambda shown: Result.of(picked, header, footer(shown), total=asked),
+        len(picked),
+        format=format or "records",
+        max_tokens=max_tokens,
+        tokenizer=tokenizer,
+    )

@@ -82,3 +82,23 @@ def test_data_nested_deeper_than_the_recursion_limit_is_redacted() -> None:
             assert out["tag"] == ("x", 1)  # tuples stay tuples
             out = out["d"]
     assert out == {"password": "[secret: password]", "note": "[secret: github-token]"}
+
+
+_KEYS = st.sampled_from(["a", "note", "password", "GH_TOKEN"])
+
+
+@given(
+    st.recursive(
+        st.one_of(st.none(), st.integers(), st.sampled_from(["plain", *TOKENS.values()])),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+        max_leaves=8,
+    )
+)
+def test_holds_none_is_true_exactly_when_redaction_changes_nothing(value: object) -> None:
+    redactor = Redactor({})
+    out, found = redactor.redact_value(value)
+    if redactor.holds_none(value):
+        assert (out, found.total) == (value, 0)
+    elif not found:
+        # conservative only where a secret-named key holds no plausible value
+        assert out == value

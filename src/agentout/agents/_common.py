@@ -6,7 +6,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["instructions", "mcp_server"]
+__all__ = ["check_hook", "instructions", "mcp_server"]
 
 
 def mcp_server(agentout: Sequence[str]) -> dict[str, Any]:
@@ -24,3 +24,26 @@ def instructions(agentout: Sequence[str] | None = None) -> tuple[str, ...]:
         "The agentout MCP tools (read_output, query_records, run_tests, notes_context) "
         "return results within a token budget.",
     )
+
+
+def check_hook(
+    agentout: Sequence[str], agent: str, payload: dict[str, Any], answer: bytes
+) -> str | None:
+    """Run the installed ``agentout hook AGENT`` on a harmless payload: None if it answers
+    ``answer`` (stripped) with exit status 0 and nothing on stderr, as a hook must."""
+    import json
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            [*agentout, "hook", agent],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"the hook did not run: {exc}"
+    if done.returncode != 0 or done.stdout.strip() != answer or done.stderr:
+        return f"the hook answered exit {done.returncode}: {done.stderr.decode(errors='replace')}"
+    return None

@@ -193,20 +193,7 @@ def edits(
 
 def check(agentout: Sequence[str]) -> str | None:
     """Run the installed hook on a harmless payload: None if it answers as a hook must."""
-    import json
-    import subprocess
+    from agentout.agents._common import check_hook
 
     payload = {"tool_name": "Bash", "permission_mode": "default", "tool_input": {"command": "true"}}
-    try:
-        done = subprocess.run(
-            [*agentout, "hook", "claude"],
-            input=json.dumps(payload).encode(),
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"the hook did not run: {exc}"
-    if done.returncode != 0 or done.stdout.strip() not in (b"",) or done.stderr:
-        return f"the hook answered exit {done.returncode}: {done.stderr.decode(errors='replace')}"
-    return None
+    return check_hook(agentout, "claude", payload, b"")

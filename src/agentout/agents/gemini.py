@@ -21,7 +21,7 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from agentout.agents._common import instructions, mcp_server
+from agentout.agents._common import check_hook, instructions, mcp_server
 from agentout.agents._install import Edit, JsonEntry, JsonHook, TextBlock
 
 __all__ = ["HOOK_NAME", "MATCHER", "check", "edits"]
@@ -77,9 +77,6 @@ def edits(
 def check(agentout: Sequence[str]) -> str | None:
     """Run the installed hook on a small finished command: None if it answers ``{}``
     (nothing to shrink) with nothing on stderr, as a hook must."""
-    import json
-    import subprocess
-
     payload = {
         "hook_event_name": "AfterTool",
         "tool_name": "run_shell_command",
@@ -89,16 +86,4 @@ def check(agentout: Sequence[str]) -> str | None:
             "returnDisplay": "ok",
         },
     }
-    try:
-        done = subprocess.run(
-            [*agentout, "hook", "gemini"],
-            input=json.dumps(payload).encode(),
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"the hook did not run: {exc}"
-    if done.returncode != 0 or done.stdout.strip() != b"{}" or done.stderr:
-        return f"the hook answered exit {done.returncode}: {done.stderr.decode(errors='replace')}"
-    return None
+    return check_hook(agentout, "gemini", payload, b"{}")
