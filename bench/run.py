@@ -110,15 +110,16 @@ def _load() -> str:
     return f"load average at start {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
 
 
-def updated(previous: str, sections: dict[str, str]) -> str:
+def updated(previous: str, sections: dict[str, str], loads: dict[str, str] | None = None) -> str:
     """``previous`` (a written benchmarks file) with the sections of ``sections`` replaced
     (appended when new), and one preamble line per rerun module saying when and under what
-    load it ran."""
+    load (``loads``, measured as each started) it ran."""
     parts = re.split(r"^(<!-- bench_\w+ -->)\n", previous, flags=re.MULTILINE)
     head, blocks = parts[0].rstrip("\n"), dict(zip(parts[1::2], parts[2::2], strict=True))
     for name, section in sections.items():
         blocks[_marker(name)] = section + "\n\n"
-        note = f"- `{name}` rerun on {datetime.date.today().isoformat()}, {_load()}"
+        load = (loads or {}).get(name) or _load()
+        note = f"- `{name}` rerun on {datetime.date.today().isoformat()}, {load}"
         head = re.sub(rf"^- `{name}` rerun on .*\n?", "", head + "\n", flags=re.MULTILINE)
         head = head.rstrip("\n") + "\n" + note
     ordered = sorted(blocks)
@@ -155,9 +156,11 @@ def main(argv: list[str] | None = None) -> int:
 
     sections = [preamble(quick)]
     by_name: dict[str, str] = {}
+    loads: dict[str, str] = {}
     failed = []
     for name in modules(args.only):
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
+        loads[name] = _load()
         section, elapsed, ok = run_one(name)
         print(f"bench: {name} {'done' if ok else 'FAILED'} in {elapsed:.1f} s", file=sys.stderr)
         by_name[name] = section
@@ -167,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n\n".join(sections) + "\n"
     if args.update:
         output = args.output or DEFAULT_OUTPUT
-        text = updated(output.read_text(encoding="utf-8"), by_name)
+        text = updated(output.read_text(encoding="utf-8"), by_name, loads)
     if output is None:
         sys.stdout.write(text)
     else:
