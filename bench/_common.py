@@ -140,3 +140,24 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     ]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def run_child(
+    command: Sequence[str],
+    data: bytes = b"",
+    env: dict[str, str] | None = None,
+    *,
+    check: bool = True,
+) -> tuple[float, float, bytes]:
+    """Wall seconds, CPU seconds (user + system of it and what it started) and stdout of
+    one run of ``command`` with ``data`` on its stdin."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(list(command), input=data, env=env, capture_output=True, check=check)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu, done.stdout

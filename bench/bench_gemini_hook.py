@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import ROOT, Timing, paired_ratio, quick, ratio, seconds, table, verdict
+from _common import ROOT, Timing, paired_ratio, quick, ratio, run_child, seconds, table, verdict
 
 FIXTURES = ROOT / "tests" / "fixtures" / "commands"
 _HEADERS = ["command", "wall median", "wall best", "CPU median", "÷ agentout run (wall)"]
@@ -64,13 +61,7 @@ def _payload(command: str, output: str) -> bytes:
 
 
 def _run(command: list[str], data: bytes, env: dict[str, str]) -> tuple[float, float, bytes]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(command, input=data, env=env, capture_output=True, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return wall, cpu, done.stdout
+    return run_child(command, data, env, check=False)
 
 
 def main() -> str:

@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import Timing, paired_ratio, quick, ratio, seconds, table, verdict
+from _common import Timing, paired_ratio, quick, ratio, run_child, seconds, table, verdict
 
 LIMIT_SECONDS = 0.050
 _HEADERS = ["command", "wall median", "wall best", "CPU median", "÷ python -c pass (wall)"]
@@ -47,13 +44,7 @@ def _payload(command: str, project: Path) -> bytes:
 
 
 def _run(command: list[str], data: bytes, env: dict[str, str]) -> tuple[float, float, bytes]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(command, input=data, env=env, capture_output=True, check=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return wall, cpu, done.stdout
+    return run_child(command, data, env)
 
 
 def main() -> str:

@@ -16,14 +16,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from _common import Timing, paired_ratio, quick, ratio, seconds, table, verdict
+from _common import Timing, paired_ratio, quick, ratio, run_child, seconds, table, verdict
 
 LIMIT_SECONDS = 0.200
 BUDGET = 5000
@@ -81,9 +79,8 @@ def payloads(size: int) -> dict[str, bytes]:
 
 
 def _run(command: list[str], data: bytes, env: dict[str, str]) -> tuple[float, bytes]:
-    start = time.perf_counter()
-    done = subprocess.run(command, input=data, env=env, capture_output=True, check=True)
-    return time.perf_counter() - start, done.stdout
+    wall, _, out = run_child(command, data, env)
+    return wall, out
 
 
 def _within_budget(answer: bytes) -> bool:
