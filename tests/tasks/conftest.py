@@ -13,6 +13,7 @@ import pytest
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 BIN = str(Path(sys.executable).parent)  # ruff, pytest and just of this environment
+_OUTER_MAKE = ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEFILES", "MAKE_TERMOUT", "MAKE_TERMERR")
 
 
 @pytest.fixture
@@ -20,6 +21,8 @@ def task_env(tmp_path: Path) -> dict[str, str]:
     """The environment both runs get: this environment's tools first, agentout's store,
     config and cache private to the test, no npmrc of the user's, no pytest of ours."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AGENTOUT_"))}
+    for name in _OUTER_MAKE:  # `make test` runs this suite: its make is not the tests' parent
+        env.pop(name, None)
     env["PATH"] = BIN + os.pathsep + env.get("PATH", "")
     private = tmp_path / ".private"
     env["AGENTOUT_SPILL_DIR"] = str(private / "spill")
