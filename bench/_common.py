@@ -161,3 +161,26 @@ def run_child(
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     return wall, cpu, done.stdout
+
+
+def interleaved_children(
+    cases: dict[str, tuple[list[str], bytes]], rounds_: int, env: dict[str, str]
+) -> tuple[dict[str, bytes], dict[str, tuple[Timing, Timing]]]:
+    """Each case's answer (one warm-up run each), then ``rounds_`` rounds of every case,
+    each round starting one case later so none always runs first: (answers, wall and CPU
+    timings by case)."""
+    answers = {
+        name: run_child(cmd, data, env, check=False)[2] for name, (cmd, data) in cases.items()
+    }
+    walls: dict[str, list[float]] = {name: [] for name in cases}
+    cpus: dict[str, list[float]] = {name: [] for name in cases}
+    names = list(cases)
+    for round_ in range(rounds_):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            command, data = cases[name]
+            wall, cpu, _ = run_child(command, data, env, check=False)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    timings = {name: (Timing(tuple(walls[name])), Timing(tuple(cpus[name]))) for name in names}
+    return answers, timings

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import ROOT, Timing, paired_ratio, quick, ratio, run_child, seconds, table, verdict
+from _common import ROOT, interleaved_children, paired_ratio, quick, ratio, seconds, table, verdict
 
 FIXTURES = ROOT / "tests" / "fixtures" / "commands"
 _HEADERS = ["command", "wall median", "wall best", "CPU median", "÷ agentout run (wall)"]
@@ -60,10 +60,6 @@ def _payload(command: str, output: str) -> bytes:
     ).encode()
 
 
-def _run(command: list[str], data: bytes, env: dict[str, str]) -> tuple[float, float, bytes]:
-    return run_child(command, data, env, check=False)
-
-
 def main() -> str:
     n = 5 if quick() else 15
     agentout = agentout_command()
@@ -89,18 +85,7 @@ def main() -> str:
         cases[small] = ([*agentout, "hook", "gemini"], _payload("echo ok", "ok\n"))
         cases["python -c pass"] = ([sys.executable, "-c", "pass"], b"")
         pairs.append((small, "python -c pass"))
-        answers = {name: _run(cmd, data, env)[2] for name, (cmd, data) in cases.items()}
-        walls: dict[str, list[float]] = {name: [] for name in cases}
-        cpus: dict[str, list[float]] = {name: [] for name in cases}
-        names = list(cases)
-        for round_ in range(n):
-            shift = round_ % len(names)
-            for name in names[shift:] + names[:shift]:
-                command, data = cases[name]
-                wall, cpu, _ = _run(command, data, env)
-                walls[name].append(wall)
-                cpus[name].append(cpu)
-    timings = {name: (Timing(tuple(walls[name])), Timing(tuple(cpus[name]))) for name in names}
+        answers, timings = interleaved_children(cases, n, env)
     peer_of = dict(pairs)
     rows = [
         [f"`{name}`", seconds(wall.median), seconds(wall.best), seconds(cpu.median),

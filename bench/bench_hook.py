@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import Timing, paired_ratio, quick, ratio, run_child, seconds, table, verdict
+from _common import interleaved_children, paired_ratio, quick, ratio, seconds, table, verdict
 
 LIMIT_SECONDS = 0.050
 _HEADERS = ["command", "wall median", "wall best", "CPU median", "÷ python -c pass (wall)"]
@@ -41,10 +41,6 @@ def _payload(command: str, project: Path) -> bytes:
             "tool_input": {"command": command, "description": "bench"},
         }
     ).encode()
-
-
-def _run(command: list[str], data: bytes, env: dict[str, str]) -> tuple[float, float, bytes]:
-    return run_child(command, data, env)
 
 
 def main() -> str:
@@ -73,18 +69,8 @@ def main() -> str:
             "python -c pass": ([sys.executable, "-c", "pass"], b""),
             "true": (["true"], b""),
         }
-        answers = {name: _run(cmd, data, env)[2] for name, (cmd, data) in cases.items()}
-        walls: dict[str, list[float]] = {name: [] for name in cases}
-        cpus: dict[str, list[float]] = {name: [] for name in cases}
-        names = list(cases)
-        for round_ in range(n):
-            shift = round_ % len(names)
-            for name in names[shift:] + names[:shift]:
-                command, data = cases[name]
-                wall, cpu, _ = _run(command, data, env)
-                walls[name].append(wall)
-                cpus[name].append(cpu)
-    timings = {name: (Timing(tuple(walls[name])), Timing(tuple(cpus[name]))) for name in names}
+        answers, timings = interleaved_children(cases, n, env)
+    names = list(cases)
     bare = timings["python -c pass"][0]
     rows = [
         [f"`{name}`", seconds(wall.median), seconds(wall.best), seconds(cpu.median),
