@@ -12,6 +12,13 @@ The database is ``ledger.sqlite3`` in agentout's private data directory (platfor
 agents can write at once. ``AGENTOUT_LEDGER=0`` turns it off. ``record`` never raises and
 never delays a delivery for long: a locked, read-only or corrupt database costs one line
 on stderr, and the delivery has already happened.
+
+Counting needs a tokenizer, which costs more to load than a small ``agentout run`` takes
+in all, so ``record_later`` appends what is to be counted to ``ledger-pending.jsonl``
+beside the database (0600, redacted text as it was delivered) and the counting is done
+later, in one go: when the ledger is read (``rows``, so ``agentout gain``), or by one
+detached ``python -m agentout.ledger`` once the file passes ``PENDING_BYTES`` or the raw
+output is a stored file (which ``agentout clean`` may remove). Counted lines are deleted.
 """
 
 from __future__ import annotations
@@ -31,10 +38,13 @@ if TYPE_CHECKING:  # record_later runs in every agentout run: no sqlite3 there
 __all__ = [
     "ENV",
     "ENV_DB",
+    "PENDING_BYTES",
     "Row",
+    "count_pending",
     "count_raw",
     "database_path",
     "enabled",
+    "pending_path",
     "record",
     "record_later",
     "rows",
@@ -70,6 +80,8 @@ _COLUMNS = (
 )  # fmt: skip
 RAW_EXACT_BYTES = 4 << 20  # raw output counted exactly up to here, then extrapolated
 _CHEAP = 64 << 10  # raw output counted in the answering process only up to here
+PENDING_BYTES = 1 << 20  # pending texts counted by a detached recorder from this size on
+_PENDING = "ledger-pending.jsonl"
 
 
 @dataclass(frozen=True)
@@ -101,9 +113,9 @@ def database_path() -> Path:
     configured = os.environ.get(ENV_DB, "").strip()
     if configured:
         return Path(configured).expanduser()
-    import platformdirs  # deferred: most commands never write the ledger
+    from agentout.dirs import user_dir
 
-    return Path(platformdirs.user_data_dir("agentout")) / "ledger.sqlite3"
+    return user_dir("data") / "ledger.sqlite3"
 
 
 def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
@@ -140,12 +152,14 @@ def record(
     exit_status: int | None = None,
     secrets: int = 0,
     project: str | None = None,
+    when: float | None = None,
 ) -> bool:
-    """Append one delivery; True if it was written. Never raises."""
+    """Append one delivery (made at ``when``, default now); True if it was written.
+    Never raises."""
     if not enabled():
         return False
     values: tuple[Any, ...] = (
-        time.time(),
+        time.time() if when is None else when,
         project if project is not None else os.getcwd(),
         tool,
         command[:_COMMAND_CHARS],
@@ -184,8 +198,12 @@ def record(
 
 
 def rows(path: Path | None = None, *, since: float | None = None) -> Iterator[Row]:
-    """Every recorded delivery, oldest first (nothing if there is no ledger yet)."""
-    path = database_path() if path is None else path
+    """Every recorded delivery, oldest first (nothing if there is no ledger yet), the
+    pending ones counted first when this is the ledger ``record_later`` writes to."""
+    if path is None:
+        path = database_path()
+        if enabled() and pending_path().exists():
+            count_pending()
     try:
         connection = _connect(path, create=False)
     except FileNotFoundError:
@@ -244,17 +262,18 @@ def record_later(
     secrets: int = 0,
 ) -> None:
     """Record a delivery whose tokens are not counted yet, without making the caller wait
-    for a tokenizer: a detached ``python -m agentout.ledger`` reads the texts from a pipe
-    (never from disk), counts them and writes the row, after the command has answered.
-    With ``AGENTOUT_LEDGER_SYNC=1``, or once the tokenizer is loaded anyway, it is done
-    here. Never raises."""
+    for a tokenizer: it is counted later (see the module docstring). With
+    ``AGENTOUT_LEDGER_SYNC=1``, or once the tokenizer is loaded anyway, it is done here.
+    Never raises."""
     if not enabled():
         return
     payload = {
         "tool": tool,
         "command": command,
+        "time": time.time(),
         "delivered": delivered,
-        "raw": raw,
+        "raw": None if raw == delivered else raw,
+        "raw_same": raw == delivered,
         "raw_path": raw_path,
         "tokenizer": tokenizer,
         "duration": duration,
@@ -268,22 +287,102 @@ def record_later(
     if os.environ.get(ENV_SYNC, "").strip() in ("1", "true", "yes") or cheap:
         _record_payload(payload)
         return
+    try:
+        size = _append_pending(payload)
+    except (OSError, ValueError) as exc:
+        with contextlib.suppress(OSError):
+            sys.stderr.write(f"agentout: ledger: {exc}; this delivery is not counted\n")
+        return
+    if size >= PENDING_BYTES or raw_path is not None:
+        _start_recorder()
+
+
+def pending_path() -> Path:
+    """Where deliveries wait to be counted: beside the database."""
+    return database_path().with_name(_PENDING)
+
+
+def _append_pending(payload: dict[str, Any]) -> int:
+    """Append one JSON line under an exclusive lock; the file's size after it. A file
+    that ``count_pending`` renamed away while we waited for the lock is not written to
+    (its lines are being counted): the line goes to a new file."""
+    import fcntl
     import json
+
+    line = json.dumps(payload, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
+    path = pending_path()
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    while True:
+        fd = os.open(path, flags, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                current = os.stat(path, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if (current.st_dev, current.st_ino) != (held.st_dev, held.st_ino):
+                continue
+            os.write(fd, line)
+            return held.st_size + len(line)
+        finally:
+            os.close(fd)
+
+
+def _start_recorder() -> None:
+    """A detached ``python -m agentout.ledger`` that counts the pending deliveries."""
     import subprocess
 
     try:
-        child = subprocess.Popen(
+        subprocess.Popen(
             [sys.executable, "-m", "agentout.ledger"],
-            stdin=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        assert child.stdin is not None
-        child.stdin.write(json.dumps(payload).encode("utf-8", "surrogatepass"))
-        child.stdin.close()
-    except (OSError, ValueError) as exc:
-        print(f"agentout: ledger: {exc}", file=sys.stderr)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            sys.stderr.write(f"agentout: ledger: {exc}\n")
+
+
+def count_pending() -> int:
+    """Count and record every pending delivery (see the module docstring); how many.
+
+    The pending file is renamed first, so writers start a new one, and read once the
+    writers that opened it before are done (they hold its lock while they write). A file
+    left by a recorder that died is counted by the next one."""
+    import fcntl
+    import json
+
+    path = pending_path()
+    taken = path.with_name(f"{_PENDING}.{os.getpid()}.{time.time_ns()}")
+    with contextlib.suppress(FileNotFoundError):
+        os.rename(path, taken)
+    done = 0
+    for each in sorted(path.parent.glob(f"{_PENDING}.*")):
+        try:
+            fd = os.open(each, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            try:  # ours: wait for late writers; another recorder's: leave it to that one
+                fcntl.flock(fd, fcntl.LOCK_EX if each == taken else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue
+            with os.fdopen(os.dup(fd), "rb") as stream:
+                lines = stream.read().splitlines()
+            for line in lines:
+                try:
+                    _record_payload(json.loads(line.decode("utf-8", "surrogatepass")))
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    continue  # a line cut short by a full disk, or not ours: not counted
+                done += 1
+            os.unlink(each)
+        finally:
+            os.close(fd)
+    return done
 
 
 def _record_payload(payload: dict[str, Any]) -> None:
@@ -292,6 +391,8 @@ def _record_payload(payload: dict[str, Any]) -> None:
     counter = get_tokenizer(payload.get("tokenizer"))
     delivered = counter.count(payload["delivered"])
     source: bytes | str | Path | None = payload.get("raw")
+    if payload.get("raw_same"):
+        source = payload["delivered"]
     if payload.get("raw_path"):
         source = Path(payload["raw_path"])
     raw_tokens, exact = count_raw(source, counter) if source is not None else (None, True)
@@ -305,10 +406,9 @@ def _record_payload(payload: dict[str, Any]) -> None:
         exit_status=payload.get("exit_status"),
         secrets=int(payload.get("secrets") or 0),
         project=payload.get("project"),
+        when=payload.get("time"),
     )
 
 
 if __name__ == "__main__":  # the detached recorder of ``record_later``
-    import json
-
-    _record_payload(json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogatepass")))
+    count_pending()

@@ -700,9 +700,9 @@ def _local_root() -> Path:
     configured = os.environ.get(ENV_DIR)
     if configured:
         return Path(configured).expanduser()
-    import platformdirs  # deferred: the CLI starts faster without it
+    from agentout.dirs import user_dir
 
-    return Path(platformdirs.user_cache_dir("agentout")) / "spill"
+    return user_dir("cache") / "spill"
 
 
 def _remove_abandoned(path: PurePath, dry_run: bool) -> bool:

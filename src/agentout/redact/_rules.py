@@ -423,9 +423,9 @@ def _cache_dir() -> str:
     configured = os.environ.get(_CACHE_ENV)
     if configured:
         return os.path.join(os.path.expanduser(configured), "redact")
-    import platformdirs  # deferred: most commands never need it
+    from agentout.dirs import user_dir
 
-    return os.path.join(platformdirs.user_cache_dir("agentout"), "redact")
+    return os.path.join(user_dir("cache"), "redact")
 
 
 _LOADED: dict[str, RuleSet] = {}  # by digest: read once per process

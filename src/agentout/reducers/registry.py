@@ -11,7 +11,6 @@ slow) are remembered in the user cache, read again only when ``sys.path`` change
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -19,13 +18,14 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from agentout.dirs import user_dir
 from agentout.reducers import Reducer
+from agentout.reducers.cache import cache_file, load, save
 
 __all__ = ["ENTRY_POINT_GROUP", "Lazy", "config_dir", "entries", "project_dir", "reducers"]
 
 ENTRY_POINT_GROUP = "agentout.reducers"
 ENV_CONFIG = "AGENTOUT_CONFIG_DIR"
-_XDG = {"config": ("XDG_CONFIG_HOME", ".config"), "cache": ("XDG_CACHE_HOME", ".cache")}
 
 
 class Lazy:
@@ -81,7 +81,7 @@ def config_dir() -> Path:
     configured = os.environ.get(ENV_CONFIG)
     if configured:
         return Path(configured).expanduser()
-    return _user_dir("config")
+    return user_dir("config")
 
 
 def _toml_in(folder: Path | None) -> Iterator[Reducer]:
@@ -126,56 +126,15 @@ def _entry_points() -> list[tuple[str, str]]:
             key.append([entry, os.stat(entry or ".").st_mtime_ns])
         except OSError:
             key.append([entry, None])
-    cache = _cache_file()
+    path = cache_file("entry-points.json")
+    saved = load(path)
     try:
-        saved = json.loads(cache.read_text(encoding="utf-8"))
         if saved.get("key") == key:
             return [(str(n), str(t)) for n, t in saved["entry_points"]]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (AttributeError, KeyError, TypeError, ValueError):
         pass
     from importlib.metadata import entry_points
 
     found = sorted((ep.name, ep.value) for ep in entry_points(group=ENTRY_POINT_GROUP))
-    _save(cache, {"key": key, "entry_points": found})
+    save(path, {"key": key, "entry_points": found})
     return found
-
-
-def _cache_file() -> Path:
-    configured = os.environ.get("AGENTOUT_CACHE_DIR")
-    if configured:
-        return Path(configured) / "entry-points.json"
-    return _user_dir("cache") / "entry-points.json"
-
-
-def _user_dir(kind: str) -> Path:
-    """platformdirs' user config or cache directory for agentout. On Linux it is the XDG
-    base directory, read here without importing platformdirs (every command pays this)."""
-    if sys.platform.startswith("linux"):
-        variable, default = {
-            "config": ("XDG_CONFIG_HOME", ".config"),
-            "cache": ("XDG_CACHE_HOME", ".cache"),
-        }[kind]
-        base = os.environ.get(variable, "").strip()
-        if not os.path.isabs(base):
-            base = os.path.join(os.path.expanduser("~"), default)
-        return Path(base) / "agentout"
-    import platformdirs
-
-    found = platformdirs.user_config_dir if kind == "config" else platformdirs.user_cache_dir
-    return Path(found("agentout"))
-
-
-def _save(path: Path, data: Any) -> None:
-    """Written privately and atomically; a cache that cannot be written is only slower."""
-    from agentout.spill import SpillError, private_dir
-
-    try:
-        private_dir(path.parent, "the cache")
-        temp = path.with_name(f".{path.name}.{os.getpid()}")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(temp, flags, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            json.dump(data, stream)
-        os.replace(temp, path)
-    except (OSError, SpillError):
-        pass

@@ -51,11 +51,7 @@ from typing import Any
 
 from agentout.errors import InputError
 from agentout.reducers import Output, Reduced
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from agentout.reducers.cache import KnownTexts
 
 __all__ = ["Case", "Spec", "SpecError", "SpecFile", "load_spec", "safety_problems"]
 
@@ -397,22 +393,47 @@ _REQUIRED = {
 }
 
 
+_KNOWN = KnownTexts("reducer-files.json")  # checked data of the files read before
+
+
 def load_spec(path: str | Path, text: str | None = None, *, check: bool = False) -> Spec:
     """Read a reducer file; ``SpecError`` naming the file and the key for anything wrong.
 
     Patterns are compiled when first used (every command looks its reducer up, few use
-    one); ``check`` compiles them all now, as ``agentout reducers verify`` does."""
+    one); ``check`` compiles them all now, as ``agentout reducers verify`` does. A text
+    read and checked before is rebuilt from its data in the user cache (``cache``)."""
     name = str(path)
     if text is None:
         try:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise SpecError(f"cannot read: {exc}", name) from None
+    known = None if check else _KNOWN.get(text)
+    if isinstance(known, dict):
+        try:
+            return _built(known, name)
+        except (KeyError, TypeError, ValueError, AttributeError, SpecError):
+            pass  # not data this version wrote: read the text
+    data = _parsed(text, name)
+    _check(data, name, check)
+    _KNOWN.put(text, data)
+    return _built(data, name)
+
+
+def _parsed(text: str, name: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None)
         raise SpecError(f"not valid TOML ({exc})", name, line) from None
+
+
+def _check(data: dict[str, Any], name: str, check: bool) -> None:
+    """Everything ``load_spec`` promises about a file's data, or SpecError."""
     spec_name = data.get("name")
     if not isinstance(spec_name, str) or not spec_name:
         raise SpecError("name: expected a non-empty string", name)
@@ -434,19 +455,29 @@ def load_spec(path: str | Path, text: str | None = None, *, check: bool = False)
     steps = data.get("step", [])
     if not isinstance(steps, list):
         raise SpecError("step: expected [[step]] tables", name)
-    checked = tuple(_check_step(step, i, name, check) for i, step in enumerate(steps))
+    checked = [_check_step(step, i, name, check) for i, step in enumerate(steps)]
     problems = safety_problems(_written(checked))
     if problems:
         raise SpecError(f"refused: {problems[0]}", name)
-    cases = tuple(_check_case(case, i, name) for i, case in enumerate(data.get("case", [])))
+
+
+def _built(data: dict[str, Any], name: str) -> Spec:
+    """The Spec of data that ``_check`` passed (the cases are checked here)."""
     return Spec(
-        spec_name,
+        data["name"],
         str(data.get("description", "")),
-        tuple(tuple(prefix) for prefix in match),
-        tuple(facts),
-        checked,
+        tuple(tuple(prefix) for prefix in data["match"]),
+        tuple(data.get("facts", [])),
+        tuple(data.get("step", [])),
         name,
-        cases,
+        tuple(
+            Case(
+                case["fixture"],
+                tuple(case.get("contains", [])),
+                tuple(case.get("not_contains", [])),
+            )
+            for case in data.get("case", [])
+        ),
         data.get("complete", False) is True,
     )
 

@@ -139,9 +139,9 @@ def default_cache_dir() -> Path:
     configured = os.environ.get(ENV_CACHE_DIR)
     if configured:
         return Path(configured).expanduser() / "notes"
-    import platformdirs  # deferred: the CLI starts faster without it
+    from agentout.dirs import user_dir
 
-    return Path(platformdirs.user_cache_dir("agentout")) / "notes"
+    return user_dir("cache") / "notes"
 
 
 def load_vault(

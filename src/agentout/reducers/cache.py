@@ -1,0 +1,76 @@
+"""What every command would otherwise work out again: small JSON files in the user cache.
+
+Two things live here: the installed entry points (``registry``) and the reducer files
+already read and checked (``spec``), by their text. Reading a built-in TOML reducer costs
+a TOML parser and the checks, more than the rest of finding the reducer; a file whose
+text is known is rebuilt from its checked data. A cache that cannot be read is ignored
+and one that cannot be written only makes the next command slower.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from agentout.dirs import user_dir
+
+__all__ = ["KnownTexts", "cache_file", "load", "save"]
+
+ENV_CACHE_DIR = "AGENTOUT_CACHE_DIR"
+
+
+def cache_file(name: str) -> Path:
+    configured = os.environ.get(ENV_CACHE_DIR)
+    return (Path(configured) if configured else user_dir("cache")) / name
+
+
+def load(path: Path) -> Any:
+    """The JSON in ``path``; None when there is none or it cannot be read."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def save(path: Path, data: Any) -> None:
+    """Written privately and atomically; a cache that cannot be written is only slower."""
+    from agentout.spill import SpillError, private_dir
+
+    try:
+        private_dir(path.parent, "the cache")
+        temp = path.with_name(f".{path.name}.{os.getpid()}")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(temp, flags, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            json.dump(data, stream)
+        os.replace(temp, path)
+    except (OSError, SpillError, TypeError, ValueError):
+        pass
+
+
+class KnownTexts:
+    """Data worked out from a text, kept by the text itself (the newest ``size``)."""
+
+    def __init__(self, name: str, size: int = 64) -> None:
+        self.name, self.size = name, size
+        self._known: dict[str, Any] | None = None
+
+    def _read(self) -> dict[str, Any]:
+        if self._known is None:
+            found = load(cache_file(self.name))
+            self._known = found if isinstance(found, dict) else {}
+        return self._known
+
+    def get(self, text: str) -> Any:
+        return self._read().get(text)
+
+    def put(self, text: str, data: Any) -> None:
+        known = self._read()
+        if known.get(text) == data:
+            return
+        known[text] = data
+        while len(known) > self.size:
+            del known[next(iter(known))]
+        save(cache_file(self.name), known)

@@ -1,0 +1,121 @@
+"""Deliveries counted later: appended to a private pending file, counted in one go when
+the ledger is read or the file grows, none lost or counted twice under many writers."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agentout import ledger
+from agentout.tokens import count
+
+WRITER = """
+import sys
+from agentout import ledger
+for i in range(int(sys.argv[2])):
+    ledger.record_later(tool="run", command=f"{sys.argv[1]} {i}", delivered=f"line {i}\\n")
+"""
+DELIVER = """
+import json, sys
+from agentout import ledger
+for delivery in json.loads(sys.argv[1]):
+    ledger.record_later(tool="run", **delivery)
+"""
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "private" / "ledger.sqlite3"
+    monkeypatch.setenv(ledger.ENV_DB, str(path))
+    monkeypatch.delenv(ledger.ENV, raising=False)
+    monkeypatch.delenv(ledger.ENV_SYNC, raising=False)
+    return path
+
+
+def _deliver(db: Path, *deliveries: dict[str, str]) -> None:
+    """record_later in a process of its own, as ``agentout run`` calls it: no tokenizer
+    loaded there, so the deliveries wait in the pending file."""
+    env = {**os.environ, ledger.ENV_DB: str(db)}
+    env.pop(ledger.ENV_SYNC, None)
+    argv = [sys.executable, "-c", DELIVER, json.dumps(list(deliveries))]
+    subprocess.run(argv, env=env, check=True, timeout=60)
+
+
+def _in_database(path: Path) -> list[ledger.Row]:
+    return list(ledger.rows(path))  # a path given: read as it is, nothing counted first
+
+
+def test_pending_until_read_then_counted_once(db: Path) -> None:
+    before = time.time()
+    _deliver(db, {"command": "seq 3", "delivered": "1\n2\n3\n", "raw": "1\n2\n3\n"})
+    pending = ledger.pending_path()
+    assert pending.exists()
+    assert stat.S_IMODE(pending.stat().st_mode) == 0o600
+    assert not db.exists()
+    (row,) = ledger.rows()
+    assert row.command == "seq 3"
+    assert row.delivered_tokens == row.raw_tokens == count("1\n2\n3\n")
+    assert before <= row.time <= time.time()  # when it was delivered, not when counted
+    assert not pending.exists()
+    assert len(list(ledger.rows())) == 1
+
+
+def test_raw_other_than_delivered_is_counted_apart(db: Path) -> None:
+    raw = "warning: unused\n" * 50
+    _deliver(db, {"command": "make", "delivered": "warning: unused (x50)\n", "raw": raw})
+    (row,) = ledger.rows()
+    assert (row.raw_tokens, row.delivered_tokens) == (count(raw), count("warning: unused (x50)\n"))
+
+
+def test_a_broken_line_costs_only_itself(db: Path) -> None:
+    _deliver(db, {"command": "a", "delivered": "a\n"})
+    with ledger.pending_path().open("ab") as stream:
+        stream.write(b'{"tool": "run", "command": "cut sho\n\xff\xfe not json\n{"no": "keys"}\n')
+    _deliver(db, {"command": "b", "delivered": "b\n"})
+    assert [row.command for row in ledger.rows()] == ["a", "b"]
+
+
+def test_many_writers_while_counting_lose_nothing(db: Path, tmp_path: Path) -> None:
+    env = {**os.environ, ledger.ENV_DB: str(db)}
+    env.pop(ledger.ENV_SYNC, None)
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, f"w{n}", "40"], env=env) for n in range(4)
+    ]
+    counted = 0
+    while any(w.poll() is None for w in writers):
+        counted += ledger.count_pending()  # renames the file under the writers' feet
+    assert all(w.wait(timeout=120) == 0 for w in writers)
+    counted += ledger.count_pending()
+    rows = _in_database(db)
+    assert counted == len(rows) == 160
+    wanted = sorted(f"w{n} {i}" for n in range(4) for i in range(40))
+    assert sorted(r.command for r in rows) == wanted
+
+
+def test_a_large_pending_file_is_counted_by_a_detached_recorder(db: Path) -> None:
+    env = {**os.environ, ledger.ENV_DB: str(db)}
+    env.pop(ledger.ENV_SYNC, None)
+    code = WRITER.replace("import ledger\n", "import ledger\nledger.PENDING_BYTES = 1\n")
+    subprocess.run([sys.executable, "-c", code, "big", "1"], env=env, check=True, timeout=60)
+    deadline = time.monotonic() + 60
+    while ledger.pending_path().exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    deadline = time.monotonic() + 60
+    while not (db.exists() and _in_database(db)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [row.command for row in _in_database(db)] == ["big 0"]
+
+
+def test_off_writes_nothing(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ledger.ENV, "0")
+    ledger.record_later(tool="run", command="x", delivered="x\n")
+    _deliver(db, {"command": "y", "delivered": "y\n"})  # its environment says off too
+    assert not ledger.pending_path().exists()
+    assert not db.exists()
