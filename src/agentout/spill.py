@@ -26,10 +26,8 @@ the output stayed here, and one line on stderr said so.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
-import secrets
 import stat
 import sys
 import time
@@ -37,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from types import TracebackType
-from typing import TYPE_CHECKING, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from agentout.errors import AgentoutError
 
@@ -73,6 +71,12 @@ _BUFFER = 1 << 20
 _READ_BACK = 1 << 30  # pread in pieces: a single call returns at most about 2 GiB
 
 
+def _sha256(data: bytes = b"") -> Any:
+    import hashlib  # deferred: most spills are named at random, and loading it is slow
+
+    return hashlib.sha256(data)
+
+
 class SpillError(AgentoutError):
     """The store is unsafe or a reference is not a file agentout spilled there."""
 
@@ -99,7 +103,7 @@ def _new_name(kind: str, suffix: str) -> str:
         raise ValueError(f"spill kind must match [a-z][a-z0-9_]*, got {kind!r}")
     if not _SUFFIX.match(suffix):
         raise ValueError(f"spill suffix must look like '.txt', got {suffix!r}")
-    return f"{kind}-{secrets.token_hex(8)}{suffix}"
+    return f"{kind}-{os.urandom(8).hex()}{suffix}"
 
 
 def _lock(fd: int, *, wait: bool) -> bool:
@@ -129,7 +133,7 @@ class SpillWriter:
         self.name = _new_name(kind, suffix)
         remote = store.remote_address
         # A remote object is named before its first part is uploaded: random bits, then.
-        self._hash = hashlib.sha256() if by_content and remote is None else None
+        self._hash = _sha256() if by_content and remote is None else None
         self.temp, fd = self._create(store.root)
         self._fd: int | None = fd
         self._upload: Upload | None = None
@@ -154,7 +158,7 @@ class SpillWriter:
         """
         flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
         while True:
-            temp = root / f".partial-{secrets.token_hex(8)}"
+            temp = root / f".partial-{os.urandom(8).hex()}"
             fd = os.open(temp, flags, 0o600)
             try:
                 _lock(fd, wait=True)
@@ -398,7 +402,7 @@ class SpillStore:
             return cls(parsed)
         # This machine's copies, one directory per remote store: two prefixes never
         # see each other's output here either.
-        digest = hashlib.sha256(parsed.url.encode("utf-8")).hexdigest()[:16]
+        digest = _sha256(parsed.url.encode("utf-8")).hexdigest()[:16]
         return cls(_local_root() / _REMOTES / digest, parsed)
 
     @property
