@@ -17,12 +17,15 @@ from collections import Counter
 from collections.abc import Generator, Mapping
 from pathlib import Path
 from types import CodeType
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import pytest
 
 from agentout.sources.testing.model import Counts, Failure, Run, clean
 from agentout.sources.testing.settings import Settings
+
+if TYPE_CHECKING:
+    from agentout.sources.testing.reporter import Reporter
 
 __all__ = ["Recorder", "WorkerDescriber"]
 
@@ -174,9 +177,14 @@ class Recorder(_Describer):
         self.started = time.perf_counter()
         self.collected: dict[str, int] = {}
         self.output = _Output(config)
-        # The tokenizer loads when the report is rendered: its native loader holds the
-        # GIL throughout (~45 ms for o200k), so a background thread would only stall the
-        # tests for the same time.
+        # The report is rendered by a process that loads the tokenizer and the rest while
+        # the tests run (its native loader holds the GIL, so a thread here would stall the
+        # tests as long); ``agentout test`` renders the run it is handed itself.
+        self.reporter: Reporter | None = None
+        if results is None:
+            from agentout.sources.testing.reporter import Reporter
+
+            self.reporter = Reporter(settings.tokenizer)
 
     def pytest_exception_interact(
         self,
@@ -351,23 +359,30 @@ class Recorder(_Describer):
             file_counts={file: Counts(**c) for file, c in self.file_counts.items()},
         )
 
+    def pytest_unconfigure(self) -> None:
+        if self.reporter is not None:  # never asked: the session ended before its report
+            self.reporter.close()
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.results is not None:  # agentout test renders it: hand the run over
             self._hand_over(self.run(session, exitstatus), self.results)
             session.config.option.tbstyle = "no"
             return
-        from agentout.sources.testing.report import render
-
         settings = self.settings
-        text = render(
-            self.run(session, exitstatus),
+        run = self.run(session, exitstatus)
+        options: dict[str, Any] = dict(
             focus=settings.focus,
             max_tokens=settings.limit,
             max_chars=settings.max_chars,
             tokenizer=settings.tokenizer,
             format=settings.format,
         )
+        text = self.reporter.render(run, **options) if self.reporter is not None else None
+        if text is None:
+            from agentout.sources.testing.report import render
+
+            text = render(run, **options)
         self.output.write(text)
         # pytest's own summary follows and goes to the discarded stream: with no traceback
         # style it skips formatting every failure's traceback again (the reports already

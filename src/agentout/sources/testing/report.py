@@ -557,7 +557,10 @@ def _spill(run: Run, output: str = "") -> str | None:
 
     try:
         text = full_report(run, output)
-        ref = SpillStore.default().write_text(text, kind="test", suffix=".txt")
+        # Named by its bytes: the same run gives the same report, ``full=`` included.
+        with SpillStore.default().open(kind="test", suffix=".txt", by_content=True) as out:
+            out.write(text)
+            ref = out.commit()
     except (OSError, AgentoutError):  # a full disk or an unsafe store: report inline only
         return None
     return ref.location
