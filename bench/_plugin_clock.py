@@ -10,8 +10,9 @@ the rendering run inside ``pytest_sessionfinish``, which is wrapped. pluggy's di
 these hooks is estimated (one more implementation in a hook call, measured here, times the
 calls). Not counted: option parsing. At the end it writes the seconds spent to
 ``$AGENTOUT_BENCH_CLOCK`` as a JSON line: seconds by hook, calls by hook, the seconds
-spent loading the tokenizer's tables (already part of ``pytest_sessionfinish``), and the
-estimated dispatch seconds.
+spent loading the tokenizer's tables in pytest's process (part of
+``pytest_sessionfinish``, when the report is rendered there), the estimated dispatch
+seconds, and the CPU seconds of pytest's children (the process that renders the report).
 
 A/B timings of whole runs measure the same cost with the machine's noise on top; on a
 shared machine that noise is larger than the cost, so the bench reports both.
@@ -124,10 +125,14 @@ def pytest_unconfigure() -> None:
         with open(target, "a", encoding="utf-8") as out:
             # less what the wrapper itself cost, so a hook called 20,000 times is not inflated
             spent = {k: max(0.0, v - _calls.get(k, 0) * _PER_CALL) for k, v in _spent.items()}
+            import resource
+
+            children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the report's process
             line = {
                 "hooks": spent,
                 "calls": _calls,
                 "tables": _inner.get("__init__", 0.0),
                 "dispatch": _DISPATCH * sum(_calls.values()),
+                "children_cpu": children.ru_utime + children.ru_stime,
             }
             out.write(json.dumps(line, sort_keys=True) + "\n")
