@@ -163,11 +163,38 @@ def _yaml() -> YAML:
     return yaml
 
 
-def load_documents(text: str, path: str, first_line: int = 1) -> Iterator[Any]:
+# Texts read before in this process, by their text: a server or a query walks the same
+# files again and again, and the pure-Python loader reads about a megabyte a second.
+_READ: dict[str, list[Any]] = {}
+_READ_CHARS = 32 << 20  # the texts kept, at most (the oldest go first)
+
+
+def load_documents(text: str, path: str, first_line: int = 1) -> list[Any]:
     """Every document of ``text``, plain; errors as ``InputError`` at ``path:LINE:COL``.
 
     ``first_line`` is the file line ``text`` starts on (front matter starts on line 2).
+    A text read before comes back from memory, as a copy (the caller may change it).
     """
+    known = _READ.pop(text, None)
+    if known is None:
+        known = list(_documents(text, path, first_line))
+    if len(text) <= _READ_CHARS:
+        while _READ and sum(map(len, _READ)) + len(text) > _READ_CHARS:
+            del _READ[next(iter(_READ))]
+        _READ[text] = known  # the most recent last
+    return [_copy(document) for document in known]
+
+
+def _copy(value: Any) -> Any:
+    """A copy of plain data (what ``plain`` makes): new dicts and lists, the rest shared."""
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
+
+
+def _documents(text: str, path: str, first_line: int) -> Iterator[Any]:
     yaml = _yaml()
     try:
         deep = deeper_than_max(text)  # a syntax error is met here first: reported below
