@@ -28,6 +28,7 @@ from typing import Any, Literal
 from agentout.budget import Budget
 from agentout.errors import AgentoutError
 from agentout.formats import Format, get_format
+from agentout.formats._memo import recall, remembered
 from agentout.probe import bisect, gallop
 from agentout.records import Document, Record, Result, Stats
 from agentout.tokens import Tokenizer, get_tokenizer
@@ -187,7 +188,7 @@ class _Packer:
             return True
 
         for i in self.candidates:  # coverage
-            if not spend(*self.cost(self.fragment(i, 0))):
+            if not spend(*self.view_cost(i, 0)):
                 break
             self.chosen[i] = 0
             steps.append(("include", i, 0))
@@ -196,9 +197,9 @@ class _Packer:
             self.chosen = dict(base)
 
         for i in sorted(self.chosen):  # detail
-            now_tokens, now_chars = self.cost(self.fragment(i, self.chosen[i]))
+            now_tokens, now_chars = self.view_cost(i, self.chosen[i])
             for view in range(self.cap(records[i]), self.chosen[i], -1):
-                tokens, chars = self.cost(self.fragment(i, view))
+                tokens, chars = self.view_cost(i, view)
                 if spend(max(0, tokens - now_tokens), max(0, chars - now_chars)):
                     self.chosen[i] = view
                     steps.append(("upgrade", i, view))
@@ -264,6 +265,14 @@ class _Packer:
 
         apply(gallop(fits, 0, len(rest)))  # adding nothing fits: the state already did
         return self.render()
+
+    def view_cost(self, index: int, view: int) -> tuple[int, int]:
+        """``cost`` of a record's fragment at ``view``, worked out once per pack."""
+        record = self.result.records[index]
+        what = f"cost {self.fmt.name} {self.tokenizer.name}"
+        return recall(
+            what, record, record.views[view], lambda: self.cost(self.fragment(index, view))
+        )
 
     def fragment(self, index: int, view: int) -> str:
         record = self.result.records[index]
@@ -336,7 +345,8 @@ def pack(
     for candidate in candidates:
         packer = _Packer(result, candidate, tok, max_tokens, max_chars, max_records, level, order)
         try:
-            text, document = packer.run()
+            with remembered():  # each probe renders the same records again
+                text, document = packer.run()
         except ValueError as exc:  # e.g. TOON refuses very deep nesting: try the others
             if len(candidates) == 1:
                 raise

@@ -104,8 +104,7 @@ def _texts(blocks: list[Any]) -> list[str] | None:
     return texts or None
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one, reused
 
 
 def _indented(value: Any) -> str:

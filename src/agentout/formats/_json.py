@@ -17,8 +17,10 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from agentout.formats._memo import recall
 from agentout.values import Cut, json_safe
 from agentout.visible import INVISIBLE
 
@@ -44,12 +46,17 @@ def has_unsafe(text: str) -> bool:
     return _UNSAFE.search(text) is not None
 
 
+# One encoder for every call: ``json.dumps`` with options builds a new one each time,
+# which costs more than encoding a short value (every value of every record shown).
+_ENCODE = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str
+).encode
+
+
 def dumps(value: Any) -> str:
     """Compact JSON, RFC 8259, with the unsafe characters escaped (see the module doc)."""
     try:
-        text = json.dumps(
-            value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str
-        )
+        text = _ENCODE(value)
     except ValueError:  # a non-finite float, or an integer too long to print
         text = json.dumps(
             json_safe(value),
@@ -75,13 +82,11 @@ class Marks:
     @classmethod
     def of(cls, views: Iterable[Mapping[str, Any]], *, cuts: bool = True) -> Marks:
         marks = cls()
-        found = [0]
         for index, view in enumerate(views):
-            for key, value in view.items():
-                json_safe(value, found)
-                if cuts and isinstance(value, Cut):
-                    marks.cut.setdefault(index, {})[str(key)] = value.more
-        marks.numbers = found[0]
+            numbers, cut = recall("marks", view, None, partial(_view_marks, view))
+            marks.numbers += numbers
+            if cuts and cut:
+                marks.cut[index] = dict(cut)
         return marks
 
     def fields(self) -> dict[str, Any]:
@@ -92,3 +97,14 @@ class Marks:
         if self.cut:
             out["cut"] = {str(index): fields for index, fields in self.cut.items()}
         return out
+
+
+def _view_marks(view: Mapping[str, Any]) -> tuple[int, dict[str, int]]:
+    """One view's numbers written as text, and its cut fields with what each lost."""
+    found = [0]
+    cut: dict[str, int] = {}
+    for key, value in view.items():
+        json_safe(value, found)
+        if isinstance(value, Cut):
+            cut[str(key)] = value.more
+    return found[0], cut

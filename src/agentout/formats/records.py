@@ -16,6 +16,7 @@ from typing import Any
 
 from agentout.errors import InputError
 from agentout.formats._json import Marks, dumps
+from agentout.formats._memo import recall
 from agentout.records import Document, Lines, Record, Stats, View, present
 from agentout.values import Cut
 
@@ -94,6 +95,10 @@ def header_fields(
 
 def _view_lines(record: Record, view: View) -> str:
     """One line, or one per part of a ``Lines`` view (each with the part's own kind)."""
+    return recall("records", record, view, lambda: _made_lines(record, view))
+
+
+def _made_lines(record: Record, view: View) -> str:
     if isinstance(view, Lines):
         return "\n".join(render_line(kind, fields) for kind, fields in view.lines)
     return render_line(record.kind, view)

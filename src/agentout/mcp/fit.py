@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentout.deliver import resolve_threshold
+from agentout.formats._memo import remembered
 from agentout.pack import pack
 from agentout.probe import gallop
 from agentout.records import Document, Record, Result, View
@@ -423,12 +424,16 @@ def _objects(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
-def _records(items: list[Any], key: str) -> Result:
-    """One list of objects as records: built once, packed as often as its share changes."""
+def _records(items: list[Any], key: str, most: int) -> Result:
+    """One list of objects as records: built once, packed as often as its share changes.
+
+    Only the first ``most`` are made, the rest counted (``total``): a record costs at
+    least a token, so no budget of ``most`` tokens shows more of them."""
     from agentout.sources.data import object_record
 
     header = {"list": key} if key else {}
-    return Result.of([object_record(item) for item in items], header=header)
+    shown = [object_record(item) for item in items[: most + 1]]
+    return Result.of(shown, header=header, total=len(items))
 
 
 def _packed(result: Result, limits: Limits, room: int) -> str:
@@ -459,22 +464,25 @@ def fit_records(value: Any, limits: Limits, note: str) -> str | None:
     count = limits.tokenizer.count
     room = limits.max_tokens - count(note) - count(head)
     shares = [room // len(lists)] * len(lists)
-    results = [_records(items, key) for key, items in lists]
-    texts = [_packed(result, limits, share) for result, share in zip(results, shares, strict=True)]
-    spare = sum(share - count(text) for share, text in zip(shares, texts, strict=True))
-    cut = [i for i, text in enumerate(texts) if " truncated=true " in _first_line(text)]
-    if spare > 0 and cut:
-        for i in cut:
-            shares[i] += spare // len(cut)
+    with remembered():  # every pack below renders the same records again
+        results = [_records(items, key, limits.max_tokens) for key, items in lists]
+        texts = [
+            _packed(result, limits, share) for result, share in zip(results, shares, strict=True)
+        ]
+        spare = sum(share - count(text) for share, text in zip(shares, texts, strict=True))
+        cut = [i for i, text in enumerate(texts) if " truncated=true " in _first_line(text)]
+        if spare > 0 and cut:
+            for i in cut:
+                shares[i] += spare // len(cut)
+                texts[i] = _packed(results[i], limits, shares[i])
+        for _ in range(8):
+            whole = head + "".join(texts) + note
+            over = count(whole) - limits.max_tokens
+            if over <= 0:
+                return whole
+            i = max(range(len(texts)), key=lambda j: count(texts[j]))
+            shares[i] = count(texts[i]) - over - 1
             texts[i] = _packed(results[i], limits, shares[i])
-    for _ in range(8):
-        whole = head + "".join(texts) + note
-        over = count(whole) - limits.max_tokens
-        if over <= 0:
-            return whole
-        i = max(range(len(texts)), key=lambda j: count(texts[j]))
-        shares[i] = count(texts[i]) - over - 1
-        texts[i] = _packed(results[i], limits, shares[i])
     return None
 
 
