@@ -79,6 +79,15 @@ def test_a_child_that_cannot_render_leaves_it_to_pytest(
     assert "Traceback" not in capfd.readouterr().err
 
 
+def test_a_stuck_child_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reporter, "_WAIT_SECONDS", 0.5)
+    child = reporter.Reporter("o200k_base", [sys.executable, "-c", "import time; time.sleep(60)"])
+    process = child._child
+    assert child.render(_run(), **SETTINGS, format="records") is None
+    assert process is not None
+    assert process.returncode is not None
+
+
 def test_an_unasked_child_is_stopped() -> None:
     child = reporter.Reporter("o200k_base")
     process = child._child

@@ -22,6 +22,7 @@ from agentout.sources.testing.model import Run, run_to_json
 __all__ = ["Reporter"]
 
 _ENCODING = ("utf-8", "surrogatepass")  # a report can hold any text a test printed
+_WAIT_SECONDS = 120.0  # a child that takes longer is stopped; pytest's process renders
 
 
 class Reporter:
@@ -43,10 +44,10 @@ class Reporter:
             return None
         request = json.dumps({"run": run_to_json(run), "settings": settings}, ensure_ascii=False)
         try:
-            out, err = child.communicate(request.encode(*_ENCODING))
-        except OSError:  # it died before reading: a broken pipe
+            out, err = child.communicate(request.encode(*_ENCODING), timeout=_WAIT_SECONDS)
+        except (OSError, subprocess.TimeoutExpired):  # died before reading, or stuck
             child.kill()
-            child.wait()
+            child.communicate()
             return None
         if child.returncode != 0 or not out:
             return None  # rendered here instead, with its own warnings
