@@ -19,8 +19,8 @@ from agentout.formats.csv import is_flat, is_flat_uniform
 from agentout.formats.json import FORMAT as JSON
 from agentout.formats.json import record_object
 from agentout.formats.records import FORMAT as RECORDS
-from agentout.formats.toon import FORMAT as TOON
-from agentout.formats.toon import TAB_FORMAT as TOON_TAB
+from agentout.formats.toon import ORDERED as TOON
+from agentout.formats.toon import ORDERED_TAB as TOON_TAB
 from agentout.records import Document, Record, Result, View
 
 __all__ = ["FORMAT", "AutoFormat"]

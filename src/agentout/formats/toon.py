@@ -14,6 +14,10 @@ Same object as the json format (pack's account, ``header``, ``records``, ``summa
 so a list of records with one set of keys and scalar values becomes a TOON table:
 the keys once, then one row per record. ``delimiter`` is ``","`` or ``"\\t"``.
 
+A TOON table names its keys once: records with the same keys in another order read
+back in the table's order (the same JSON objects). ``auto`` uses the variants that
+refuse such a document, so what it picks reads back key for key.
+
 ``toon-format`` quotes and escapes C0 controls but writes DEL, C1 controls, bidi
 controls and U+2028/U+2029 raw; they are escaped here as in every other format
 (``\\u202e``), inside quotes, which ``toon_format.decode`` reads back.
@@ -29,7 +33,7 @@ from agentout.records import Document, Record, View
 from agentout.values import json_safe
 from agentout.visible import INVISIBLE
 
-__all__ = ["FORMAT", "TAB_FORMAT", "ToonFormat"]
+__all__ = ["FORMAT", "ORDERED", "ORDERED_TAB", "TAB_FORMAT", "ToonFormat"]
 
 _LEFT_RAW = INVISIBLE
 _RAW = re.compile(f"[{_LEFT_RAW}]")
@@ -60,15 +64,39 @@ def _encode(value: Any, delimiter: str) -> str:
     return _PAIR.sub(lambda m: f"\\u{ord(m.group(1)):04x}", text)
 
 
+def _one_key_order(value: Any) -> bool:
+    """Whether every list of objects with one set of keys has them in one order.
+
+    A TOON table names its keys once (spec §9.3), so a row whose keys come in another
+    order reads back in the table's order: the same JSON object, not the same text."""
+    if isinstance(value, dict):
+        return all(_one_key_order(v) for v in value.values())
+    if isinstance(value, list):
+        objects = [v for v in value if isinstance(v, dict)]
+        if len(objects) == len(value) > 1:
+            first = list(objects[0])
+            if any(o.keys() == objects[0].keys() and list(o) != first for o in objects[1:]):
+                return False
+        return all(_one_key_order(v) for v in value)
+    return True
+
+
 class ToonFormat:
-    def __init__(self, delimiter: str = ",") -> None:
+    """``keep_order``: refuse (ValueError) a document whose tables would state one key
+    order for rows that had another, as ``auto`` needs of every candidate."""
+
+    def __init__(self, delimiter: str = ",", *, keep_order: bool = False) -> None:
         if delimiter not in (",", "\t"):
             raise ValueError(f"TOON delimiter must be ',' or tab, got {delimiter!r}")
         self.delimiter = delimiter
+        self.keep_order = keep_order
         self.name = "toon" if delimiter == "," else "toon-tab"
 
     def render(self, document: Document) -> str:
-        return _encode(document_object(document), self.delimiter) + "\n"
+        value = document_object(document)
+        if self.keep_order and not _one_key_order(value):
+            raise ValueError("a TOON table would change the order of some records' keys")
+        return _encode(value, self.delimiter) + "\n"
 
     def fragment(self, record: Record, view: View) -> str:
         # What the record adds inside ``records``: a table row when its values are
@@ -82,3 +110,6 @@ class ToonFormat:
 
 FORMAT = ToonFormat(",")
 TAB_FORMAT = ToonFormat("\t")
+# auto's candidates: what they show reads back exactly, key order included
+ORDERED = ToonFormat(",", keep_order=True)
+ORDERED_TAB = ToonFormat("\t", keep_order=True)
