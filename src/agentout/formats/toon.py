@@ -68,16 +68,20 @@ def _one_key_order(value: Any) -> bool:
     """Whether every list of objects with one set of keys has them in one order.
 
     A TOON table names its keys once (spec §9.3), so a row whose keys come in another
-    order reads back in the table's order: the same JSON object, not the same text."""
-    if isinstance(value, dict):
-        return all(_one_key_order(v) for v in value.values())
-    if isinstance(value, list):
-        objects = [v for v in value if isinstance(v, dict)]
-        if len(objects) == len(value) > 1:
-            first = list(objects[0])
-            if any(o.keys() == objects[0].keys() and list(o) != first for o in objects[1:]):
-                return False
-        return all(_one_key_order(v) for v in value)
+    order reads back in the table's order: the same JSON object, not the same text.
+    Walked with a stack, not recursion: a value may nest deeper than Python's frames."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            objects = [v for v in item if isinstance(v, dict)]
+            if len(objects) == len(item) > 1:
+                keys, order = objects[0].keys(), list(objects[0])
+                if any(o.keys() == keys and list(o) != order for o in objects[1:]):
+                    return False
+            stack.extend(item)
     return True
 
 
