@@ -43,9 +43,12 @@ def test_recall_outside_a_block_always_makes() -> None:
         recall("x", key, None, lambda: made.append(1) or "v")
     assert len(made) == 2
     with remembered():
+        with remembered():  # nested in a block that remembers nothing yet: the same memo
+            recall("z", key, None, lambda: made.append(1) or "v")
+        recall("z", key, None, lambda: made.append(1) or "v")
         for _ in range(3):
             assert recall("x", key, None, lambda: made.append(1) or "v") == "v"
         with remembered():  # nested: the same memo
             recall("x", key, None, lambda: made.append(1) or "v")
         recall("y", key, None, lambda: made.append(1) or "w")  # another kind of value
-    assert len(made) == 4
+    assert len(made) == 5

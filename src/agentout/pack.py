@@ -31,7 +31,7 @@ from agentout.formats import Format, get_format
 from agentout.formats._memo import recall, remembered
 from agentout.probe import bisect, gallop
 from agentout.records import Document, Record, Result, Stats
-from agentout.tokens import Tokenizer, get_tokenizer
+from agentout.tokens import Tokenizer, count_until, get_tokenizer
 
 __all__ = ["PRESETS", "Packed", "Preset", "pack"]
 
@@ -188,7 +188,7 @@ class _Packer:
             return True
 
         for i in self.candidates:  # coverage
-            if not spend(*self.view_cost(i, 0)):
+            if not spend(*self.view_cost(i, 0, tokens_left.remaining)):
                 break
             self.chosen[i] = 0
             steps.append(("include", i, 0))
@@ -199,7 +199,9 @@ class _Packer:
         for i in sorted(self.chosen):  # detail
             now_tokens, now_chars = self.view_cost(i, self.chosen[i])
             for view in range(self.cap(records[i]), self.chosen[i], -1):
-                tokens, chars = self.view_cost(i, view)
+                left = tokens_left.remaining
+                most = None if left is None else now_tokens + left
+                tokens, chars = self.view_cost(i, view, most)
                 if spend(max(0, tokens - now_tokens), max(0, chars - now_chars)):
                     self.chosen[i] = view
                     steps.append(("upgrade", i, view))
@@ -266,13 +268,23 @@ class _Packer:
         apply(gallop(fits, 0, len(rest)))  # adding nothing fits: the state already did
         return self.render()
 
-    def view_cost(self, index: int, view: int) -> tuple[int, int]:
-        """``cost`` of a record's fragment at ``view``, worked out once per pack."""
+    def view_cost(self, index: int, view: int, most: int | None = None) -> tuple[int, int]:
+        """``cost`` of a record's fragment at ``view``, worked out once per pack. With
+        ``most`` (all the caller could spend), a fragment of more tokens is counted only
+        that far and said to cost ``most + 1``: a large view that cannot fit is not counted
+        to its end, and the caller's decision is the one the exact count gives."""
         record = self.result.records[index]
         what = f"cost {self.fmt.name} {self.tokenizer.name}"
-        return recall(
-            what, record, record.views[view], lambda: self.cost(self.fragment(index, view))
-        )
+        known: list[Any] = recall(what, record, record.views[view], list)  # tokens, chars, exact
+        if known and (known[2] or (most is not None and most < known[0])):
+            return known[0], known[1]
+        text = self.fragment(index, view)
+        if most is None:
+            known[:] = [self.tokenizer.count(text), len(text), True]
+        else:
+            found = count_until(text, most, self.tokenizer)
+            known[:] = [most + 1, len(text), False] if found is None else [found, len(text), True]
+        return known[0], known[1]
 
     def fragment(self, index: int, view: int) -> str:
         record = self.result.records[index]

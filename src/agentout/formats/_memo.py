@@ -26,7 +26,8 @@ _MEMO: ContextVar[dict[tuple[str, int, int], tuple[object, object, Any]] | None]
 
 @contextmanager
 def remembered() -> Iterator[None]:
-    token = _MEMO.set(_MEMO.get() or {})  # nested: the outer block's memo goes on
+    outer = _MEMO.get()
+    token = _MEMO.set({} if outer is None else outer)  # nested: the outer block's memo goes on
     try:
         yield
     finally:
