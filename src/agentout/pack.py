@@ -188,7 +188,7 @@ class _Packer:
             return True
 
         for i in self.candidates:  # coverage
-            if not spend(*self.view_cost(i, 0, tokens_left.remaining)):
+            if not spend(*self.view_cost(i, 0)):
                 break
             self.chosen[i] = 0
             steps.append(("include", i, 0))
