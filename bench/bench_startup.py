@@ -1,7 +1,9 @@
-"""CLI start-up: ``agentout --help`` against a bare Python and against ``import click``.
+"""CLI start-up: ``agentout --help`` against a bare Python and against ``import click``;
+``agentout run -- true`` against a bare Python importing the standard-library modules it
+needs (its floor in this language: what a run pays before agentout's own code).
 
-Each run is a fresh process, timed from spawn to exit; the three commands take turns.
-Which modules ``--help`` imports comes from Python's own ``-X importtime`` report.
+Each run is a fresh process, timed from spawn to exit; the commands take turns. Which
+modules ``--help`` imports comes from Python's own ``-X importtime`` report.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ def agentout_command() -> list[str]:
     return [sys.executable, "-c", "from agentout.cli import main; main()"]
 
 
+# What ``agentout run`` imports from the standard library on a small command's path.
+RUN_STDLIB = "re, json, subprocess, threading, typing, pathlib, dataclasses"
+
+
 def _commands() -> dict[str, list[str]]:
     return {
         "agentout --help": [*agentout_command(), "--help"],
@@ -39,9 +45,20 @@ def _commands() -> dict[str, list[str]]:
     }
 
 
+def _run_commands() -> dict[str, list[str]]:
+    return {
+        "agentout run -- true": [*agentout_command(), "run", "--", "true"],
+        f'python -c "import {RUN_STDLIB}"': [sys.executable, "-c", f"import {RUN_STDLIB}"],
+        "python -c pass": [sys.executable, "-c", "pass"],
+    }
+
+
 def _environment() -> dict[str, str]:
+    """As an installed package runs: bytecode cached, no import profiling, no ledger."""
     env = dict(os.environ)
     env.pop("PYTHONPROFILEIMPORTTIME", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["AGENTOUT_LEDGER"] = "0"
     return env
 
 
@@ -56,9 +73,11 @@ def _run(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, cpu
 
 
-def time_commands(n: int) -> dict[str, tuple[Timing, Timing]]:
+def time_commands(
+    n: int, commands: dict[str, list[str]] | None = None
+) -> dict[str, tuple[Timing, Timing]]:
     """(wall, CPU) times of each command, ``n`` runs each, in rotating interleaved order."""
-    commands, env = _commands(), _environment()
+    commands, env = commands or _commands(), _environment()
     names = list(commands)
     for name in names:  # warm the file cache
         _run(commands[name], env)
@@ -104,6 +123,14 @@ def main() -> str:
         [f"`{name}`", seconds(own / 1e6), seconds(total / 1e6)] for name, own, total in top
     ]
     fast = ours.median <= LIMIT_SECONDS
+    run_timings = time_commands(n, _run_commands())
+    run_wall = run_timings["agentout run -- true"][0]
+    floor_wall = run_timings[f'python -c "import {RUN_STDLIB}"'][0]
+    bare_wall = run_timings["python -c pass"][0]
+    run_rows = [
+        [f"`{name}`", seconds(wall.median), seconds(wall.best), seconds(cpu.median)]
+        for name, (wall, cpu) in run_timings.items()
+    ]
     return "\n\n".join(
         [
             "## CLI start-up",
@@ -120,6 +147,15 @@ def main() -> str:
             f"It imports {len(names)} modules in all; the costliest by their own import "
             "time (`-X importtime`, one run):",
             table(["module", "own import time", "with its imports"], top_rows),
+            "### A small `agentout run`, and its floor",
+            f"`agentout run -- true` (the ledger off) beside a bare Python that imports "
+            f"the standard-library modules a run needs ({RUN_STDLIB}), {n} runs each, "
+            "taking turns:",
+            table(["command", "wall median", "wall best", "CPU median"], run_rows),
+            f"Of the {seconds(run_wall.median)} a run takes (median), the interpreter is "
+            f"{seconds(bare_wall.median)} and those standard-library imports "
+            f"{seconds(floor_wall.median - bare_wall.median)} more; agentout's own modules "
+            f"and work are the other {seconds(run_wall.median - floor_wall.median)}.",
         ]
     )
 
