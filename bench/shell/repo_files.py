@@ -65,7 +65,7 @@ def test_human_seconds(seconds: float, text: str) -> None:
 BUGS = (
     (
         "src/agentout/formats/csv.py",
-        "elif set(record) != keys:",
+        "elif list(record) != keys:",
         "elif len(record) != len(keys):",
         True,
     ),

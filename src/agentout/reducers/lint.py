@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from agentout.records import Record
 from agentout.reducers import Output, Reduced
 
-__all__ = ["Lint"]
+__all__ = ["Lint", "compiler_messages"]
 
 
 @dataclass
@@ -164,6 +164,20 @@ def _read(lines: Sequence[str]) -> tuple[list[_Diagnostic], list[tuple[int, str]
             pending = None
             kept.append((n, line))
     return found, kept
+
+
+def compiler_messages(text: str) -> list[tuple[str, str, str]]:
+    """rustc's warnings and errors in ``text`` (what ``cargo test`` prints while it builds),
+    each once as (``file:line:col``, severity, message), the severity as rustc heads it
+    (``warning``, ``error``, ``error[E0308]``); frames and notes left out."""
+    found, _ = _read(text.splitlines())
+    seen: dict[tuple[str, str, str], None] = {}
+    for d in found:
+        if d.own_message:
+            head = d.code.partition("[")[0]  # "warning[unused_variables]": the lint's name
+            severity = head if head in ("warning", "error") else f"error[{head}]"
+            seen[(d.where(), severity, d.message)] = None
+    return list(seen)
 
 
 def _line(diagnostic: _Diagnostic) -> str:

@@ -21,6 +21,7 @@ __all__ = [
     "ASSERTION_TYPES",
     "Cause",
     "Counts",
+    "Diagnostic",
     "Failure",
     "Run",
     "cause_key",
@@ -136,6 +137,16 @@ class Counts:
 
 
 @dataclass(frozen=True)
+class Diagnostic:
+    """A compiler's warning or error printed while building the tests (``cargo test``
+    compiles before it runs): where, and what it says."""
+
+    at: str  # file:line:col
+    message: str
+    severity: str = "warning"
+
+
+@dataclass(frozen=True)
 class Run:
     """A whole run: counts, failures in reading order, and how it ended."""
 
@@ -151,6 +162,7 @@ class Run:
     # them apart from the failures listed (a test failed by its subtests is counted, not
     # listed); else the P lines count the failures.
     file_counts: Mapping[str, Counts] | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
 
     def counts_of(self, file: str) -> Counts:
         """The failed/subtests_failed/errors counts of one file, as its P line says them."""
@@ -258,12 +270,14 @@ def run_from_json(text: str) -> Run:
             for item in data.pop("failures")
         )
         file_counts = data.pop("file_counts", None)
+        diagnostics = tuple(Diagnostic(**item) for item in data.pop("diagnostics", ()))
         return Run(
             counts=Counts(**data.pop("counts")),
             failures=failures,
             file_counts=None
             if file_counts is None
             else {file: Counts(**counts) for file, counts in file_counts.items()},
+            diagnostics=diagnostics,
             **data,
         )
     except (KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:

@@ -43,6 +43,7 @@ from agentout.records import Record, Result
 from agentout.sources.testing.assertions import narrow
 from agentout.sources.testing.model import (
     Cause,
+    Diagnostic,
     Failure,
     Run,
     clean,
@@ -141,6 +142,18 @@ def _file_record(run: Run, file: str, tok: Tokenizer) -> Record:
     counts = run.counts_of(file)
     fields.update({k: getattr(counts, k) for k in _FAILING if getattr(counts, k)})
     return Record.of(fields, kind="P")
+
+
+def _diagnostic_record(diagnostic: Diagnostic, tok: Tokenizer) -> Record:
+    """``W at=file:line:col msg=...`` (``E`` and its code for an error): the location a
+    person would jump to, and the compiler's message."""
+    at = {"at": clean(diagnostic.at, _NAME_CHARS)}
+    message = clean(diagnostic.message, _MSG_CHARS)
+    code = diagnostic.severity.partition("[")[2].rstrip("]")
+    fields = {**at, **({"code": code} if code else {})}
+    terse = {**fields, "msg": _short(message, _TERSE["msg"], tok)}
+    kind = "W" if diagnostic.severity == "warning" else "E"
+    return Record.of(terse, {**fields, "msg": message}, kind=kind)
 
 
 def _tail(text: str, lines: int) -> str:
@@ -492,6 +505,9 @@ def build(
         for i in (file_record[index], index)
     )
     order = list(dict.fromkeys(walk)) if focus != "summary" else list(range(1, len(records)))
+    # The compiler's own warnings (cargo builds the tests first): after every failure.
+    order.extend(range(len(records), len(records) + len(run.diagnostics)))
+    records.extend(_diagnostic_record(d, tok) for d in run.diagnostics)
     # The last line: where the full report is, or (nothing left out) the status again.
     summary: dict[str, Any] = {"full": full} if full else {"status": _status_word(run)}
     header_fields: dict[str, Any] = {}
@@ -629,7 +645,8 @@ def _without_secrets(run: Run, output: str) -> tuple[Run, str]:
         )
         for f in run.failures
     )
-    return replace(run, failures=failures), hide(output)
+    diagnostics = tuple(replace(d, message=hide(d.message)) for d in run.diagnostics)
+    return replace(run, failures=failures, diagnostics=diagnostics), hide(output)
 
 
 def render(

@@ -174,7 +174,7 @@ def _results(
         if name == "go":
             return readers.read_go(stdout, cwd, stderr)
         if name in ("cargo", "nextest"):
-            return readers.read_libtest(stdout, name, cwd)
+            return readers.read_libtest(stdout, name, cwd, stderr)
         if name == "node":
             results = prepared.results
             if results is None or not results.is_file():

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agentout.sources.testing.junit import failure_from_text
-from agentout.sources.testing.model import Counts, Failure, Run, clean
+from agentout.sources.testing.model import Counts, Diagnostic, Failure, Run, clean
 from agentout.sources.testing.paths import relative_paths
 from agentout.sources.testing.sites import add_text_sites
 
@@ -229,9 +229,12 @@ _RUST_FRAME = re.compile(
 _RUST_PANIC = re.compile(r"panicked at (?P<path>[^\s:]+):(?P<line>\d+):\d+")
 
 
-def read_libtest(text: str, source: str, cwd: Path) -> Run:
+def read_libtest(text: str, source: str, cwd: Path, stderr: str = "") -> Run:
     """libtest's JSON lines: ``suite`` events around each test binary's ``test`` events
-    (nextest names a test ``binary$path::to::test``)."""
+    (nextest names a test ``binary$path::to::test``); the compiler's warnings in
+    ``stderr`` (cargo builds the tests first) are kept as the run's diagnostics."""
+    from agentout.reducers.lint import compiler_messages
+
     counts: Counter[str] = Counter()
     failures: list[Failure] = []
     suites = 0
@@ -260,7 +263,13 @@ def read_libtest(text: str, source: str, cwd: Path) -> Run:
             failures.append(_rust_failure(event, suites, len(failures)))
     if not seen:
         raise ValueError("no libtest JSON events")
-    run = Run(_counts(counts), tuple(failures), suites, seconds or None, source=source)
+    printed = compiler_messages(_ANSI.sub("", stderr))
+    diagnostics = tuple(Diagnostic(at, message, severity) for at, severity, message in printed)
+    counts["warnings"] += sum(1 for d in diagnostics if d.severity == "warning")
+    run = Run(
+        _counts(counts), tuple(failures), suites, seconds or None, source=source,
+        diagnostics=diagnostics,
+    )  # fmt: skip
     return add_text_sites(relative_paths(run, cwd), cwd)
 
 
