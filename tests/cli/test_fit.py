@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentout.cli.main import cli
@@ -28,38 +28,41 @@ INCIDENTS = EXAMPLES / "incidents.json"
 EVENTS = EXAMPLES / "events.jsonl"
 LOG = EXAMPLES / "app.log"
 FORMATS = ["records", "json", "toon", "text", "auto"]
-CUT = re.compile(r"\.\.\. \((\d+) more chars\)\Z")
 
 
 def run(*args: str, input: bytes | str | None = None, env: dict[str, str] | None = None) -> Any:
     return CliRunner().invoke(cli, ["fit", *args], input=input, env=env)
 
 
-def shown_from(original: Any, shown: Any) -> bool:
-    """Is ``shown`` the original value, or a string of it cut with its "... (N more chars)"?"""
-    if shown == original:
-        return True
-    if not isinstance(shown, str) or not isinstance(original, str):
+def shown_from(original: Any, shown: Any, cut: int | None = None) -> bool:
+    """Is ``shown`` the original value, or (``cut`` characters left out, as the JSON
+    account's ``cut`` says) the start of it followed by ``…``?"""
+    if cut is None:
+        return shown == original
+    if not isinstance(shown, str) or not isinstance(original, str) or not shown.endswith("…"):
         return False
-    found = CUT.search(shown)
-    if found is None:
-        return False
-    kept = shown[: found.start()]
-    return original.startswith(kept) and len(original) - len(kept) == int(found.group(1))
+    kept = shown[:-1]
+    return original.startswith(kept) and len(original) - len(kept) == cut
 
 
-def assert_whole_records(shown: list[dict[str, Any]], originals: list[Any]) -> None:
-    """The records shown are the first ones, in order, each a view of its original."""
+def assert_whole_records(
+    shown: list[dict[str, Any]],
+    originals: list[Any],
+    cuts: dict[str, dict[str, int]] | None = None,
+) -> None:
+    """The records shown are the first ones, in order, each a view of its original;
+    ``cuts`` is the JSON account's ``cut``: record position -> field -> characters cut."""
     assert len(shown) <= len(originals)
-    for fields, original in zip(shown, originals, strict=False):
+    for i, (fields, original) in enumerate(zip(shown, originals, strict=False)):
         if not isinstance(original, dict):
             original = {"value": original}
         if set(fields) == {"_keys"}:
             assert fields["_keys"] == list(original)
             continue
         assert list(fields) == [k for k in original if k in fields]  # order kept, none invented
+        cut = (cuts or {}).get(str(i), {})
         for key, value in fields.items():
-            assert shown_from(original[key], value), (key, value, original[key])
+            assert shown_from(original[key], value, cut.get(key)), (key, value, original[key])
 
 
 # -- what it prints --------------------------------------------------------------------
@@ -107,7 +110,7 @@ def test_json_format_has_the_account_and_the_records(tiktoken_count: Count) -> N
     assert out["summary"] == {"more": f"agentout show {ref} --records {out['included'] + 1}:"}
     assert len(out["records"]) == out["included"]
     events = [json.loads(line) for line in EVENTS.read_text().splitlines()]
-    assert_whole_records(out["records"], events)
+    assert_whole_records(out["records"], events, out.get("cut"))
 
 
 def test_a_log_becomes_numbered_lines(tiktoken_count: Count) -> None:
@@ -206,6 +209,7 @@ def test_a_duplicate_key_warns_and_keeps_the_last_value(tmp_path: Path) -> None:
     ),
     budget=st.integers(min_value=1, max_value=600),
 )
+@example(rows=[{"id": "0" * 81}], budget=1)  # a long string: its index view is cut
 def test_fit_never_passes_the_budget_and_shows_whole_records(
     rows: list[dict[str, Any]], budget: int, tiktoken_count: Count
 ) -> None:
@@ -219,7 +223,7 @@ def test_fit_never_passes_the_budget_and_shows_whole_records(
     else:
         assert out["tokens"] <= budget
     assert out["total"] == len(rows)
-    assert_whole_records(out["records"], rows)
+    assert_whole_records(out["records"], rows, out.get("cut"))
     again = run("--max-tokens", str(budget), "--format", "json", input=data)
     assert again.stdout == result.stdout
 
