@@ -72,9 +72,20 @@ _READ_BACK = 1 << 30  # pread in pieces: a single call returns at most about 2 G
 
 
 def _sha256(data: bytes = b"") -> Any:
-    import hashlib  # deferred: most spills are named at random, and loading it is slow
+    import hashlib  # deferred: loading it (OpenSSL's bindings) takes milliseconds
 
     return hashlib.sha256(data)
+
+
+def _content_hash() -> Any:
+    """What names a file after its bytes: BLAKE2b, built into CPython (it is hashlib's
+    blake2b), so naming a command's output does not load OpenSSL's bindings (~2.5 ms of
+    every ``agentout run``)."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # a Python without the module: hashlib's, the same function
+        from hashlib import blake2b
+    return blake2b(digest_size=32)
 
 
 class SpillError(AgentoutError):
@@ -133,7 +144,7 @@ class SpillWriter:
         self.name = _new_name(kind, suffix)
         remote = store.remote_address
         # A remote object is named before its first part is uploaded: random bits, then.
-        self._hash = _sha256() if by_content and remote is None else None
+        self._hash = _content_hash() if by_content and remote is None else None
         self.temp, fd = self._create(store.root)
         self._fd: int | None = fd
         self._upload: Upload | None = None
