@@ -209,6 +209,10 @@ def rows(path: Path | None = None, *, since: float | None = None) -> Iterator[Ro
     except FileNotFoundError:
         return
     try:
+        # A writer creates the file, then its table: read between the two, no rows yet.
+        found = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'deliveries'"
+        if connection.execute(found).fetchone() is None:
+            return
         query = f"SELECT {', '.join(_COLUMNS)} FROM deliveries"
         args: tuple[Any, ...] = ()
         if since is not None:

@@ -129,6 +129,19 @@ def _delivered_tokens(output: str, reference: Any) -> int:
     return len(reference("o200k_base").encode(output))
 
 
+def test_a_ledger_caught_between_its_file_and_its_table_reads_as_empty(db: Path) -> None:
+    # A first writer creates the file (0600, O_EXCL), then its table: a reader in between
+    # (gain, or a detached recorder's check) saw "no such table" and a traceback.
+    db.parent.mkdir(mode=0o700)
+    db.touch(mode=0o600)
+    assert list(ledger.rows(db)) == []
+    done = _cli("gain", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["total"]["deliveries"] == 0
+    assert ledger.record(tool="run", command="x", delivered_tokens=3)  # then written as ever
+    assert [row.command for row in ledger.rows(db)] == ["x"]
+
+
 def test_gain_agrees_with_what_was_delivered(
     db: Path, tmp_path: Path, reference_tiktoken: Any
 ) -> None:
