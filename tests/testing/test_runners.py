@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import sys
@@ -309,6 +310,13 @@ def test_a_runner_that_writes_no_results_is_said_so(tmp_path: Path) -> None:
     assert row["type"] == "no results"
     assert "error" in row["msg"]
     assert "out" in row
+    # each of rustc's errors, with the location it printed, after the failure
+    assert done.full is not None
+    printed = Path(done.full).read_text(encoding="utf-8")  # the full report holds it all
+    located = re.findall(r"^error(?:\[\w+\])?: .*\n\s*--> (src/lib\.rs:\d+:\d+)$", printed, re.M)
+    shown = re.findall(r"^E at=(\S+)", done.text, re.M)
+    assert located
+    assert shown == list(dict.fromkeys(located))  # each once
 
 
 def test_pytest_through_the_plugin_and_without_it(tmp_path: Path) -> None:

@@ -91,6 +91,10 @@ def run_tests(
         results = run is not None
         if run is None:
             run = _no_results(runner, status, stdout + stderr)
+            if runner.name in ("cargo", "nextest"):  # it did not build: each error, located
+                from agentout.sources.testing.runners.readers import compiler_diagnostics
+
+                run = replace(run, diagnostics=compiler_diagnostics(stderr))
         run = replace(
             run,
             exit_status=status,

@@ -25,7 +25,7 @@ from agentout.sources.testing.model import Counts, Diagnostic, Failure, Run, cle
 from agentout.sources.testing.paths import relative_paths
 from agentout.sources.testing.sites import add_text_sites
 
-__all__ = ["read_go", "read_js", "read_junit_files", "read_libtest"]
+__all__ = ["compiler_diagnostics", "read_go", "read_js", "read_junit_files", "read_libtest"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _DETAILS_CHARS = 1 << 20
@@ -233,8 +233,6 @@ def read_libtest(text: str, source: str, cwd: Path, stderr: str = "") -> Run:
     """libtest's JSON lines: ``suite`` events around each test binary's ``test`` events
     (nextest names a test ``binary$path::to::test``); the compiler's warnings in
     ``stderr`` (cargo builds the tests first) are kept as the run's diagnostics."""
-    from agentout.reducers.lint import compiler_messages
-
     counts: Counter[str] = Counter()
     failures: list[Failure] = []
     suites = 0
@@ -263,14 +261,21 @@ def read_libtest(text: str, source: str, cwd: Path, stderr: str = "") -> Run:
             failures.append(_rust_failure(event, suites, len(failures)))
     if not seen:
         raise ValueError("no libtest JSON events")
-    printed = compiler_messages(_ANSI.sub("", stderr))
-    diagnostics = tuple(Diagnostic(at, message, severity) for at, severity, message in printed)
+    diagnostics = compiler_diagnostics(stderr)
     counts["warnings"] += sum(1 for d in diagnostics if d.severity == "warning")
     run = Run(
         _counts(counts), tuple(failures), suites, seconds or None, source=source,
         diagnostics=diagnostics,
     )  # fmt: skip
     return add_text_sites(relative_paths(run, cwd), cwd)
+
+
+def compiler_diagnostics(stderr: str) -> tuple[Diagnostic, ...]:
+    """rustc's warnings and errors in what cargo printed while it built the tests."""
+    from agentout.reducers.lint import compiler_messages
+
+    printed = compiler_messages(_ANSI.sub("", stderr))
+    return tuple(Diagnostic(at, message, severity) for at, severity, message in printed)
 
 
 def _rust_failure(event: dict[str, Any], suite: int, position: int) -> Failure:
