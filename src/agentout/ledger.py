@@ -16,9 +16,11 @@ on stderr, and the delivery has already happened.
 Counting needs a tokenizer, which costs more to load than a small ``agentout run`` takes
 in all, so ``record_later`` appends what is to be counted to ``ledger-pending.jsonl``
 beside the database (0600, redacted text as it was delivered) and the counting is done
-later, in one go: when the ledger is read (``rows``, so ``agentout gain``), or by one
-detached ``python -m agentout.ledger`` once the file passes ``PENDING_BYTES`` or the raw
-output is a stored file (which ``agentout clean`` may remove). Counted lines are deleted.
+later, in one go: when the ledger is read (``rows``, so ``agentout gain``), before
+``agentout clean`` removes stored files, or by one detached ``python -m agentout.ledger``
+once the file passes ``PENDING_BYTES``. A raw output that was stored is counted from its
+file; one the store has removed since (past its retention) is estimated from its size at
+the delivered output's tokens per byte (``raw_exact`` false). Counted lines are deleted.
 """
 
 from __future__ import annotations
@@ -279,6 +281,7 @@ def record_later(
         "raw": None if raw == delivered else raw,
         "raw_same": raw == delivered,
         "raw_path": raw_path,
+        "raw_bytes": _size(raw_path),
         "tokenizer": tokenizer,
         "duration": duration,
         "exit_status": exit_status,
@@ -297,8 +300,17 @@ def record_later(
         with contextlib.suppress(OSError):
             sys.stderr.write(f"agentout: ledger: {exc}; this delivery is not counted\n")
         return
-    if size >= PENDING_BYTES or raw_path is not None:
+    if size >= PENDING_BYTES:
         _start_recorder()
+
+
+def _size(path: str | None) -> int | None:
+    if path is None:
+        return None
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
 
 
 def pending_path() -> Path:
@@ -400,6 +412,12 @@ def _record_payload(payload: dict[str, Any]) -> None:
     if payload.get("raw_path"):
         source = Path(payload["raw_path"])
     raw_tokens, exact = count_raw(source, counter) if source is not None else (None, True)
+    raw_bytes = payload.get("raw_bytes")
+    if raw_tokens is None and isinstance(raw_bytes, int) and raw_bytes >= 0:
+        # The stored file is gone (cleaned past its retention): its size, at the delivered
+        # output's tokens per byte.
+        per_byte = delivered / max(len(payload["delivered"].encode("utf-8", "replace")), 1)
+        raw_tokens, exact = round(raw_bytes * per_byte), False
     record(
         tool=payload["tool"],
         command=payload["command"],

@@ -119,3 +119,66 @@ def test_off_writes_nothing(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _deliver(db, {"command": "y", "delivered": "y\n"})  # its environment says off too
     assert not ledger.pending_path().exists()
     assert not db.exists()
+
+
+def test_a_stored_raw_output_starts_no_counting_process(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An agent runs hundreds of commands: each whose output was stored started a Python
+    # process that loaded a tokenizer. The stored file is counted with the rest, later.
+    started: list[int] = []
+    monkeypatch.setattr(ledger, "_start_recorder", lambda: started.append(1))
+    monkeypatch.setattr(ledger, "_CHEAP", -1)  # as in a run: not counted in this process
+    stored = tmp_path / "run-0123456789abcdef.txt"
+    stored.write_text("raw line\n" * 500)
+    ledger.record_later(tool="run", command="seq", delivered="x\n", raw_path=str(stored))
+    assert started == []
+    (line,) = ledger.pending_path().read_text().splitlines()
+    assert json.loads(line)["raw_bytes"] == stored.stat().st_size
+    monkeypatch.setattr(ledger, "PENDING_BYTES", 1)
+    ledger.record_later(tool="run", command="seq", delivered="x\n", raw_path=str(stored))
+    assert started == [1]  # a pending file past its size is counted in the background
+
+
+def test_a_stored_raw_output_is_counted_from_its_file_or_estimated_once_gone(
+    db: Path, tmp_path: Path
+) -> None:
+    kept, gone = tmp_path / "run-00000000000000aa.txt", tmp_path / "run-00000000000000bb.txt"
+    raw = "2025-03-03 08:01:22 ERROR [db] connection refused\n" * 200
+    for path in (kept, gone):
+        path.write_text(raw)
+    delivered = "2025-03-03 08:01:22 ERROR [db] connection refused ×200\n"
+    _deliver(
+        db,
+        {"command": "kept", "delivered": delivered, "raw_path": str(kept)},
+        {"command": "gone", "delivered": delivered, "raw_path": str(gone)},
+    )
+    gone.unlink()  # cleaned past its retention before the ledger was read
+    rows = {row.command: row for row in ledger.rows()}
+    assert (rows["kept"].raw_tokens, rows["kept"].raw_exact) == (count(raw), True)
+    per_byte = count(delivered) / len(delivered.encode())
+    assert rows["gone"].raw_tokens == round(len(raw.encode()) * per_byte)
+    assert rows["gone"].raw_exact is False
+
+
+def test_clean_counts_what_is_pending_before_it_removes_the_stored_outputs(
+    db: Path, tmp_path: Path
+) -> None:
+    env = {**os.environ, ledger.ENV_DB: str(db), "AGENTOUT_SPILL_DIR": str(tmp_path / "spill")}
+    env.pop(ledger.ENV_SYNC, None)
+    agentout = [sys.executable, "-m", "agentout"]
+    lines = "".join(f"line {i} of the output\n" for i in range(20000))
+    write = "import sys\nfor i in range(20000): sys.stdout.write(f'line {i} of the output\\n')"
+    run = [*agentout, "run", "--", sys.executable, "-c", write]
+    ran = subprocess.run(run, env=env, capture_output=True, timeout=120)
+    assert ran.returncode == 0
+    assert list((tmp_path / "spill").glob("run-*"))  # the raw output was stored
+    assert ledger.pending_path().exists()
+    cleaned = subprocess.run(
+        [*agentout, "clean", "--older-than", "0"], env=env, capture_output=True, timeout=120
+    )
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert not list((tmp_path / "spill").glob("run-*"))
+    (row,) = _in_database(db)
+    assert row.raw_exact is True
+    assert row.raw_tokens == count(lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import click
@@ -51,6 +52,8 @@ def clean(older_than: str, dry_run: bool) -> None:
 
     seconds = parse_age(older_than)
     store = SpillStore.default()
+    if not dry_run:
+        _count_pending_deliveries()  # each from its stored raw output, before that goes
     removed = store.clean(seconds, dry_run=dry_run)
     for stored in removed:
         click.echo(f"{'would remove' if dry_run else 'removed'} {stored.path.name} {stored.size}")
@@ -58,3 +61,11 @@ def clean(older_than: str, dry_run: bool) -> None:
     verb = "would free" if dry_run else "freed"
     files = "file" if len(removed) == 1 else "files"
     click.echo(f"{len(removed)} {files}, {verb} {freed} bytes in {store.address}")
+
+
+def _count_pending_deliveries() -> None:
+    from agentout import ledger
+
+    if ledger.enabled() and ledger.pending_path().exists():
+        with contextlib.suppress(OSError):  # the ledger never stops a clean
+            ledger.count_pending()
