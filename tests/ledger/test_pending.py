@@ -182,3 +182,20 @@ def test_clean_counts_what_is_pending_before_it_removes_the_stored_outputs(
     (row,) = _in_database(db)
     assert row.raw_exact is True
     assert row.raw_tokens == count(lines)
+
+
+def test_clean_goes_on_over_a_broken_pending_file(db: Path, tmp_path: Path) -> None:
+    env = {**os.environ, ledger.ENV_DB: str(db), "AGENTOUT_SPILL_DIR": str(tmp_path / "spill")}
+    env.pop(ledger.ENV_SYNC, None)
+    db.parent.mkdir(mode=0o700)
+    pending = ledger.pending_path()
+    pending.write_bytes(b'{"tool": "run", "comm\n\x00\xff not json\n{"tool": 1}\n')
+    pending.chmod(0o600)
+    cleaned = subprocess.run(
+        [sys.executable, "-m", "agentout", "clean", "--older-than", "0"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert "Traceback" not in cleaned.stderr
+    assert cleaned.stdout.startswith("0 files, freed 0 bytes")
+    assert _in_database(db) == []  # lines cut short or not ours: not counted
