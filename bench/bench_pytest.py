@@ -135,19 +135,20 @@ def _causes_complete(report: str) -> tuple[int, int]:
     """(root causes, of them those with location, error type and expected/got or message)."""
     causes = complete = 0
     for fields in failures_of(report):
-        if "type" in fields:
+        if "error" in fields:
             causes += 1
             located = "origin" in fields or "L" in fields
-            said = ("expected" in fields and "got" in fields) or "msg" in fields
+            # the error line names the type; its message or expected/got says what failed
+            said = ("expected" in fields and "got" in fields) or ": " in str(fields["error"])
             complete += located and said
     return causes, complete
 
 
 def _bare(report: str) -> int:
     """Tokens of a report's content with no syntax: the status counts, each file once, per
-    root cause its tests grouped by class (each with its line, parametrized ids under their
-    test) and one line of its type and 24-character windows of expected != got (or of its
-    message), and the path of the full report. A yardstick for how much of a report is
+    root cause its tests grouped by class (each with its line) and one line of its type
+    and 24-character windows of expected != got (or of its message), and the path of the
+    full report. A yardstick for how much of a report is
     syntax; not a floor (shorter windows, for one, would cost less)."""
     lines: list[str] = []
     for kind, fields in parse(report):
@@ -159,17 +160,18 @@ def _bare(report: str) -> int:
             line = f" L{fields['L']}" if "L" in fields else ""
             names = []
             if "test" in fields:
-                cases = fields.get("ids") or fields.get("cases") or fields.get("subtests") or []
+                cases = fields.get("cases") or fields.get("subtests") or []
                 names.append(f"{fields['test']}{line} {' '.join(map(str, cases))}".rstrip())
             also = str(fields.get("also", ""))
             lines.append(", ".join([*names, *([also] if also else [])]))
-            if "type" in fields:
+            if "error" in fields:
+                kind, _, message = str(fields["error"]).partition(": ")
                 said = (
                     f"{str(fields['expected'])[:24]} != {str(fields['got'])[:24]}"
                     if "expected" in fields
-                    else str(fields.get("msg", ""))[:24]
+                    else message[:24]
                 )
-                lines.append(f"{fields['type']} {said}")
+                lines.append(f"{kind} {said}")
     return count("\n".join(lines))
 
 

@@ -97,10 +97,10 @@ def test_agent_reports_are_read_back_with_their_files() -> None:
         "H agentout=1 total=3 included=3 omitted=0 truncated=false tokens=1 tokenizer=chars4\n"
         "S status=FAIL failed=3\n"
         "P file=tests/test_a.py failed=3\n"
-        'R test=test_x L=3 type=KeyError msg=k origin=src/m.py:4 also="test_y L9"\n'
-        'R test=test_z ids=["1","2"] L=12 type=AssertionError expected=1 got=2\n'
+        'R test=test_x L=3 error="KeyError: k" origin=src/m.py:4 also="test_y L9"\n'
+        'R test="test_z[1]" L=12 error="AssertionError: assert 2 == 1" also="test_z[2]"\n'
         "P file=tests/test_b.py errors=1\n"
-        "R L=1 when=collect type=ImportError msg=nope\n"
+        'R L=1 when=collect error="ImportError: nope"\n'
     )
     assert bench_pytest._named(report) == {
         "tests/test_a.py::test_x",

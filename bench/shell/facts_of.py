@@ -100,13 +100,13 @@ PYTEST = grab(
     ("failed", r"^(?:FAILED|ERROR) ([^:\s]+)::(\S+)"),
     ("location", r"^([\w/.-]+\.py):(\d+): (\w+)$"),
     ("error", r"^E +(\w+(?:\.\w+)*(?:Error|Exception|Exit)\b.*?)\s*$"),
-    ("summary", r"^=+ (\d+ failed)(?:, (\d+ passed))?"),
+    ("summary", r"^=+ (\d+) failed(?:, (\d+) passed)?"),
 )
 PYTEST_QUIET = grab(
     ("failed", r"^(?:FAILED|ERROR) ([^:\s]+)::(\S+)"),
     ("location", r"^([\w/.-]+\.py):(\d+): (\w+)$"),
     ("error", r"^E +(\w+(?:\.\w+)*(?:Error|Exception|Exit)\b.*?)\s*$"),
-    ("summary", r"^(\d+ failed)(?:, (\d+ passed))?"),
+    ("summary", r"^(\d+) failed(?:, (\d+) passed)?"),
 )
 RUST_ERROR = ("error", r"^(error(?:\[E\d+\])?): (.+)\n\s*--> (\S+?):(\d+):(\d+)$")
 RUST_WARNING = ("warning", r"^warning: (.+)\n\s*--> (\S+?):(\d+):(\d+)$")
@@ -114,14 +114,14 @@ CARGO_TEST = grab(
     ("failed", r"^test (\S+) \.\.\. FAILED$"),
     ("panic", r"^thread '([^']+)'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):$"),
     ("message", r"panicked at \S+:\n(.+?)\s*$"),
-    ("values", r"^\s*(left: .+?)\s*\n\s*(right: .+?)\s*$"),
-    ("summary", r"^test result: FAILED\. (\d+ passed); (\d+ failed)"),
+    ("values", r"^\s*left: (.+?)\s*\n\s*right: (.+?)\s*$"),
+    ("summary", r"^test result: FAILED\. (\d+) passed; (\d+) failed"),
     RUST_WARNING,
 )
 NODE_TEST = grab(
     ("failed", r"^not ok \d+ - (.+?)\s*$"),
     ("location", r"^\s+location: '(.+?):(\d+):(\d+)'$"),
-    ("summary", r"^# (fail \d+)$"),
+    ("summary", r"^# fail (\d+)$"),
 )
 
 # -- linters and type checkers ------------------------------------------------------------

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from format_strategies import budgets, results
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentout import Record, Result, pack
@@ -74,7 +74,10 @@ def test_github_repos_auto_is_well_below_pretty_json() -> None:
 def _check_never_larger(result: Result, max_tokens: int | None, max_records: int | None) -> None:
     auto = pack(result, format="auto", max_tokens=max_tokens, max_records=max_records)
     for fmt in AUTO.candidates(result):
-        other = pack(result, format=fmt, max_tokens=max_tokens, max_records=max_records)
+        try:
+            other = pack(result, format=fmt, max_tokens=max_tokens, max_records=max_records)
+        except ValueError:
+            continue  # a candidate that refuses the result (TOON, keys in two orders): so does auto
         assert auto.stats.included >= other.stats.included
         same = (other.stats.included, other.stats.reduced) == (
             auto.stats.included,
@@ -102,6 +105,16 @@ def test_without_a_budget_auto_is_the_smallest_candidate(result: Result) -> None
 
 @settings(max_examples=30, deadline=None)
 @given(result=results(), max_tokens=budgets, max_records=st.none() | st.integers(0, 5))
+@example(  # the same keys in two orders: the TOON candidates refuse, auto takes another
+    result=Result.of(
+        [
+            Record.of({"id": "r0", "0": None, "00": None}),
+            Record.of({"id": "r1", "00": None, "0": None}),
+        ]
+    ),
+    max_tokens=None,
+    max_records=None,
+)
 def test_auto_never_larger_than_any_candidate(
     result: Result, max_tokens: int | None, max_records: int | None
 ) -> None:

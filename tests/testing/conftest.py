@@ -56,3 +56,19 @@ def line_of(source: str, text: str) -> int:
     """The line number of ``text`` in a file pytester made from ``source``."""
     lines = source.strip("\n").splitlines()
     return next(n for n, line in enumerate(lines, start=1) if text in line)
+
+
+def error_type(row: dict[str, Any]) -> str:
+    """The error type a failure record shows, the start of its ``error`` line."""
+    return str(row["error"]).split(": ", 1)[0]
+
+
+def values_of(row: dict[str, Any]) -> tuple[str, str] | None:
+    """The expected and got values a record shows: ``expected``/``got`` when its error
+    line does not already show them; else as that line words them (``assert 50 == 200``,
+    ``expected: <200> but was: <50>``, ``Subtotal() = 50, want 200``); None if neither."""
+    if "expected" in row:
+        return str(row["expected"]), str(row["got"])
+    from agentout.sources.testing.assertions import expected_got
+
+    return expected_got(str(row.get("error", "")).split(": ", 1)[-1])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.testing.conftest import failures, kinds, run
+from tests.testing.conftest import error_type, failures, kinds, run
 
 from agentout.sources.testing.model import Counts, Failure, Run, cause_key, group_causes
 from agentout.sources.testing.report import failures_of, named_tests, render
@@ -134,8 +134,9 @@ def test_tests_failing_at_one_site_are_one_cause(pytester: pytest.Pytester) -> N
     cause = rows[1]
     assert cause["test"] == "IntersperseTest::test_even"
     assert cause["also"] == "test_nested L25, test_odd L20"  # written compactly
-    assert (cause["expected"], cause["got"]) == ("['0', None, '1']", "[None, '1']")
-    assert [r["type"] for r in rows] == ["ValueError", *["AssertionError"] * 3]
+    assert cause["error"] == "AssertionError: Lists differ: [None, '1'] != ['0', None, '1']"
+    assert "expected" not in cause  # the error line shows both values
+    assert [error_type(r) for r in rows] == ["ValueError", *["AssertionError"] * 3]
 
 
 def test_site_shapes(tmp_path: Path) -> None:

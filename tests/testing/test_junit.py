@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tests.testing.conftest import failures, kinds
+from tests.testing.conftest import error_type, failures, kinds, values_of
 
 from agentout.cli.main import cli
 from agentout.errors import InputError
@@ -46,13 +46,12 @@ def _rows(name: str) -> list[dict[str, object]]:
 def test_surefire() -> None:
     rows = _rows("surefire-TEST-com.example.shop.CartTest.xml")
     assertion = rows[0]
-    assert (assertion["test"], assertion["L"], assertion["expected"], assertion["got"]) == (
-        "subtotalCountsQuantity",
-        31,
-        200,
-        50,
+    assert (assertion["test"], assertion["L"]) == ("subtotalCountsQuantity", 31)
+    assert assertion["error"] == (  # JUnit's line shows both values: no expected/got
+        "org.opentest4j.AssertionFailedError: "
+        "subtotal of 4 apples ==> expected: <200> but was: <50>"
     )
-    assert assertion["type"] == "org.opentest4j.AssertionFailedError"
+    assert "expected" not in assertion
     npe = rows[1]
     assert named_tests(npe) == ["taxForGermany", "totalIncludesTax"]  # one root cause
     assert (npe["L"], npe["also"]) == (38, "totalIncludesTax L45")
@@ -67,42 +66,46 @@ def test_go_junit_report() -> None:
         "TestSubtotalCountsQuantity",
         "TestSubtotalCountsQuantity/three_teas",
     ]
-    assert (cart["L"], cart["expected"], cart["got"]) == (21, 200, 50)
-    panic = next(r for r in rows.values() if r["type"] == "panic")
+    assert (cart["L"], values_of(cart)) == (21, ("200", "50"))
+    panic = next(r for r in rows.values() if error_type(r) == "panic")
     # not testing.go; absolute paths relative to their common root
     assert (panic["file"], panic["origin"]) == ("inventory_test.go", "inventory.go:27")
     assert panic["L"] == 19
     testify = rows["example.com/shop/money/money_test.go"]
-    assert (testify["expected"], testify["got"]) == ("0.05", "0.5")
+    assert (testify["expected"], testify["got"]) == ("0.05", "0.5")  # not on its first line
 
 
 def test_jest_junit() -> None:
     rows = _rows("jest-junit.xml")
     assert (rows[0]["expected"], rows[0]["got"], rows[0]["L"]) == (200, 50, 18)
-    assert rows[1]["type"] == "TypeError"
+    assert rows[1]["error"] == "TypeError: Cannot read properties of undefined (reading 'rate')"
     assert rows[1]["origin"] == "money.js:9"  # relative to the files' common root
     assert '-   "2 x Apple: 1.00",' in str(rows[2]["diff"])  # no expected/got: the diff
 
 
 def test_cargo_nextest() -> None:
     rows = _rows("nextest-junit.xml")
-    assert (rows[0]["type"], rows[0]["expected"], rows[0]["got"]) == ("panic", 200, 50)
+    assert rows[0]["error"] == "panic: assertion `left == right` failed: subtotal of 4 apples"
+    assert (rows[0]["expected"], rows[0]["got"]) == (200, 50)
     assert rows[0]["origin"] == "src/cart.rs:88"
-    assert rows[1]["msg"] == "called `Option::unwrap()` on a `None` value"
+    assert rows[1]["error"] == "panic: called `Option::unwrap()` on a `None` value"
     assert "out" not in rows[0]  # libtest's own chatter and the repeated panic are dropped
 
 
 def test_pytest_junitxml_matches_the_live_plugins_report() -> None:
     rows = _rows("pytest.xml")
     by_test = {r.get("test"): r for r in rows}
-    cascade = next(r for r in rows if r.get("type") == "KeyError")
+    cascade = next(r for r in rows if r.get("error") == "KeyError: 'DE'")
     assert cascade["origin"] == "src/shop/money.py:12"
     assert by_test["test_coupon_with_dash"]["file"] == "tests/test_discounts.py"
     setup = next(r for r in rows if r.get("when") == "setup")
     assert setup["file"] == "tests/test_orders.py"
-    assert setup["type"] == "sqlite3.OperationalError"
+    assert setup["error"] == "sqlite3.OperationalError: unable to open database file"
     collect = next(r for r in rows if r.get("when") == "collect")
-    assert (collect["file"], collect["type"]) == ("tests/test_reports.py", "ModuleNotFoundError")
+    assert (collect["file"], error_type(collect)) == (
+        "tests/test_reports.py",
+        "ModuleNotFoundError",
+    )
 
 
 BOMB = """<?xml version="1.0"?>

@@ -8,9 +8,10 @@ import stat
 from pathlib import Path
 
 import pytest
-from tests.testing.conftest import FAST, failures, kinds, line_of, run
+from tests.testing.conftest import FAST, error_type, failures, kinds, line_of, run, values_of
 
 from agentout.formats.records import parse
+from agentout.sources.testing.report import named_tests
 from agentout.tokens import count
 
 FAILING = """
@@ -72,16 +73,18 @@ def test_report_fields(pytester: pytest.Pytester) -> None:
     assert (status["passed"], status["failed"], status["files"], status["causes"]) == (1, 6, 1, 3)
     rows = failures(out)
     compare = next(r for r in rows if r.get("test") == "test_compare")
-    assert (compare["L"], compare["type"], compare["expected"], compare["got"]) == (
+    # pytest's own error line, which shows both values: no expected/got beside it
+    assert (compare["L"], compare["error"]) == (
         line_of(FAILING, "total == 200"),
-        "AssertionError",
-        200,
-        50,
+        "AssertionError: assert 50 == 200",
     )
-    param = next(r for r in rows if r.get("test") == "test_param")
-    assert param["ids"] == ["1", "2", "3"]
+    assert "expected" not in compare
+    param = next(r for r in rows if str(r.get("test")).startswith("test_param"))
+    # pytest's node ids, whole: what an agent gives pytest back to run one case again
+    assert (param["test"], param["also"]) == ("test_param[1]", "test_param[2], test_param[3]")
+    assert named_tests(param) == ["test_param[1]", "test_param[2]", "test_param[3]"]
     assert param["L"] == line_of(FAILING, "n * 10 == 5")
-    cascade = next(r for r in rows if r.get("type") == "KeyError")
+    cascade = next(r for r in rows if error_type(r) == "KeyError")
     a, b = line_of(FAILING, '"de")'), line_of(FAILING, '"fr")')
     assert (cascade["test"], cascade["L"]) == ("test_cascade_a", a)
     assert cascade["also"] == f"test_cascade_b L{b}"
@@ -106,7 +109,7 @@ def test_bad_json():
     )
     _, out = run_agent(pytester)
     row = failures(out)[0]
-    assert row["type"] == "json.decoder.JSONDecodeError"
+    assert error_type(row) == "json.decoder.JSONDecodeError"
     assert row["origin"] == "mylib.py:4"  # innermost project frame, below it is json/
     assert row["L"] == 4
 
@@ -198,13 +201,15 @@ def test_teardown(leaky):
     assert (status["errors"], status["passed"]) == (3, 1)  # test_teardown's call passed
     rows = {r["file"]: r for r in failures(out) if r["file"] == "test_broken.py"}
     assert rows["test_broken.py"]["when"] == "collect"
-    assert rows["test_broken.py"]["type"] == "ModuleNotFoundError"
+    assert (
+        rows["test_broken.py"]["error"] == "ModuleNotFoundError: No module named 'no_such_module'"
+    )
     assert rows["test_broken.py"]["L"] == 1
     by_when = {r["when"]: r for r in failures(out) if r["file"] == "test_fixtures.py"}
     setup = by_when["setup"]
     # raised in the test file itself: L is the raising line, no separate origin
-    assert (setup["type"], setup["L"], "origin" in setup) == ("RuntimeError", 5, False)
-    assert by_when["teardown"]["type"] == "OSError"
+    assert (error_type(setup), setup["L"], "origin" in setup) == ("RuntimeError", 5, False)
+    assert error_type(by_when["teardown"]) == "OSError"
 
 
 def test_collection_error_interrupts_like_pytest(pytester: pytest.Pytester) -> None:
@@ -251,7 +256,7 @@ def test_skip():
         1,
     )
     (row,) = failures(out)
-    assert (row["test"], row["type"], row["msg"]) == ("test_strict", "XPASS(strict)", "must fail")
+    assert (row["test"], row["error"]) == ("test_strict", "XPASS(strict): must fail")
 
 
 def test_subtests_are_listed_under_their_test(pytester: pytest.Pytester) -> None:
@@ -270,7 +275,12 @@ def test_amounts(subtests):
     (row,) = failures(out)  # the parent's "contains 2 failed subtests" is not repeated
     assert row["test"] == "test_amounts"
     assert row["subtests"] == ["(n=1)", "(n=3)"]
-    assert (row["expected"], row["got"]) == (0, 1)
+    # the line shows the expression, expected/got the values it compared
+    assert (row["error"], row["expected"], row["got"]) == (
+        "AssertionError: assert (1 % 2) == 0",
+        0,
+        1,
+    )
 
 
 MIXED = """
@@ -373,7 +383,12 @@ def test_word(word):
     )
     _result, out = run_agent(pytester)
     (row,) = failures(out)
-    assert row["ids"] == ["cr\\xe8me", "\\u7dd1\\u8336", "plain"]  # pytest's own ids
+    # pytest's own node ids
+    assert named_tests(row) == [
+        "test_word[cr\\xe8me]",
+        "test_word[\\u7dd1\\u8336]",
+        "test_word[plain]",
+    ]
     full = Path(kinds(out, "F")[0]["full"]).read_text(encoding="utf-8")
     assert "test_uni.py::test_word[cr\\xe8me]" in full
 
@@ -401,7 +416,7 @@ def test_focus_modes(pytester: pytest.Pytester, focus: str) -> None:
     result, out = run_agent(pytester, f"--agent-focus={focus}")
     assert result.ret == 1
     rows = failures(out)
-    types = {r.get("type") for r in rows if "type" in r}
+    types = {error_type(r) for r in rows if "error" in r}
     if focus == "summary":
         assert rows == []
         assert {p["file"]: p["failed"] for p in kinds(out, "P")} == {
@@ -413,10 +428,10 @@ def test_focus_modes(pytester: pytest.Pytester, focus: str) -> None:
         assert {"KeyError", "ValueError"} <= types
     elif focus == "first-failure":
         assert sorted(r["file"] for r in rows) == ["test_focus_a.py", "test_focus_b.py"]
-        assert all("tests" not in r and "ids" not in r for r in rows)
+        assert all("also" not in r for r in rows)
     else:
         assert {"AssertionError", "KeyError", "ValueError"} <= types
-        assert all(("src" in r) == (focus == "debug") for r in rows if "type" in r)
+        assert all(("src" in r) == (focus == "debug") for r in rows if "error" in r)
 
 
 def test_formats_json_and_text(pytester: pytest.Pytester) -> None:
@@ -522,10 +537,10 @@ def test_surrogate():
         "test_binary",
         "test_surrogate",
     }
-    assert rows["test_repr_raises"]["got"].startswith("<Weird instance at 0x")
-    assert rows["test_str_raises"]["msg"] == "<str() raised RuntimeError>"
-    assert len(rows["test_huge"]["msg"]) < 200
-    assert "\\udcff" in rows["test_surrogate"]["msg"]
+    assert values_of(rows["test_repr_raises"])[1].startswith("<Weird instance at 0x")
+    assert rows["test_str_raises"]["error"] == "test_weird.BadStr: <str() raised RuntimeError>"
+    assert len(rows["test_huge"]["error"]) < 200
+    assert "\\udcff" in rows["test_surrogate"]["error"]
 
 
 def test_no_terminal_plugin_still_reports(pytester: pytest.Pytester) -> None:

@@ -78,6 +78,7 @@ class Failure:
     position: int = 0  # the test's line in its file, for reading order
     details: str = ""
     site: str = ""  # the failing statement's shape (sites.site_shape), "" when unknown
+    column: int | None = None  # on ``line``, when the runner says it (a Rust panic's)
 
     @property
     def scope(self) -> str:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentout.records import Record, Result
-from agentout.sources.testing.assertions import narrow
+from agentout.sources.testing.assertions import expected_got, narrow
 from agentout.sources.testing.model import (
     Cause,
     Diagnostic,
@@ -60,7 +60,7 @@ _NAME_CHARS = 160
 # file's P line and one failure at their tersest fit settings.MIN_LIMIT whatever the input
 # (a 10 MB message, escaped quotes, emoji, a long path) in every format, with source= and
 # focus= in the header (tests/testing/test_report_budget.py tries the costliest texts).
-_TERSE = {"file": 16, "test": 14, "type": 10, "msg": 16}
+_TERSE = {"file": 16, "test": 14, "error": 26, "msg": 16}
 _MSG_CHARS = 160
 # How much of a compared value, a diff and captured output the fullest view holds, by
 # focus: `failures` keeps each failure to a few lines; `debug` shows more of everything.
@@ -235,9 +235,10 @@ def _split_name(failure: Failure) -> tuple[str, str]:
 def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str, Any]:
     """Who failed: one test (and how many more), or every name.
 
-    Cases of one test (parameters, subtests) are listed under its name (``ids``,
-    ``subtests``, ``cases``); several tests are the first as ``test`` with its ``L`` and
-    the others in ``also`` (see ``_also``), so the values shown are plainly the first's.
+    Subtests of one test are listed under its name (``subtests``, ``cases``); several
+    tests, parametrized cases among them (``test_x[a-1]``, whole), are the first as
+    ``test`` with its ``L`` and the others in ``also`` (see ``_also``), so the values
+    shown are plainly the first's.
     """
     first = failures[0]
     if not first.test:  # a file that did not collect: no test, its error is the point
@@ -250,13 +251,14 @@ def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str
         out = {"test": _short(name, _TERSE["test"], tok) if terse else name}
         if len(failures) > 1:
             out["more"] = len(failures) - 1
-        if first.line:
-            out["L"] = first.line
-        return out
+        return {**out, **_where(first)}
     same_line = len({f.line for f in failures}) == 1
     shown = failures[:_NAMES]
     split = [_split_name(f) for f in shown]
-    if len({base for base, _ in split}) == 1 and all(case for _, case in split):
+    # Parametrized cases keep their whole names (``test_x[a-1]``): what the runner printed
+    # and what it takes back to run one case again.
+    parametrized = all(case.startswith("[") and case.endswith("]") for _, case in split)
+    if len({base for base, _ in split}) == 1 and all(c for _, c in split) and not parametrized:
 
         def with_line(text: str, failure: Failure) -> str:
             text = clean(text, _NAME_CHARS)
@@ -264,9 +266,7 @@ def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str
 
         cases = [case for _, case in split]
         key = "cases"
-        if all(c.startswith("[") and c.endswith("]") and "] " not in c for c in cases):
-            key, cases = "ids", [c[1:-1] for c in cases]  # parametrize ids: test[id]
-        elif not any(f.test.endswith("]") for f in shown):
+        if not any(f.test.endswith("]") for f in shown):
             key = "subtests"  # test (subtest)
         out = {
             "test": clean(split[0][0], _NAME_CHARS),
@@ -275,13 +275,18 @@ def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str
         if same_line and first.line:
             out["L"] = first.line
     else:
-        out = {"test": clean(first.name, _NAME_CHARS)}
-        if first.line:
-            out["L"] = first.line
+        out = {"test": clean(first.name, _NAME_CHARS), **_where(first)}
         out["also"] = _also(first, shown[1:])
     if len(failures) > len(shown):
         out["more"] = len(failures) - len(shown)
     return out
+
+
+def _where(failure: Failure) -> dict[str, int]:
+    """``L`` (and ``col`` when the runner gave one): where in the file the test failed."""
+    if not failure.line:
+        return {}
+    return {"L": failure.line, "col": failure.column} if failure.column else {"L": failure.line}
 
 
 def _split_top(text: str) -> list[str]:
@@ -328,7 +333,7 @@ def named_tests(row: Mapping[str, Any]) -> list[str]:
     test = row.get("test")
     if test is None:
         return []
-    for key, template in (("ids", "{}[{}]"), ("subtests", "{} {}"), ("cases", "{}{}")):
+    for key, template in (("subtests", "{} {}"), ("cases", "{}{}")):
         if key in row:
             cases = [re.sub(r" L\d+$", "", str(case)) for case in row[key]]
             return [template.format(test, case) for case in cases]
@@ -376,17 +381,20 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
         return [{**where, **terse}, {**where, **full, **also}]
 
     when = {"when": first.when} if first.when != "call" else {}
-    kind = {"type": clean(first.error_type or "Error", 80)}
-    terse_kind = {"type": _short(kind["type"], _TERSE["type"], tok)}
-    message = {"msg": clean(first.message.strip().split("\n", 1)[0], _MSG_CHARS)}
-    terse_message = {"msg": _short(message["msg"], _TERSE["msg"], tok)}
+    # The error line as the runner printed it (``AssertionError: assert 2 == 3``): what a
+    # reader knows at sight, and where the compared values are when they are short.
+    kind = clean(first.error_type or "Error", 80)
+    line = clean(first.message.strip().split("\n", 1)[0], _MSG_CHARS)
+    error = {"error": f"{kind}: {line}" if line else kind}
+    terse_error = {"error": _short(error["error"], _TERSE["error"], tok)}
     compared = first.expected is not None and first.got is not None
-    what = message
+    what: dict[str, Any] = {}
     limit = _VALUE_CHARS.get(focus, _DEFAULT_VALUE_CHARS)
     expected = got = None
-    # Outside debug, a diff only when expected/got do not show where the values differ.
+    # Outside debug, a diff only when neither the error line nor expected/got show where
+    # the values differ.
     wants_diff = not compared
-    if compared:
+    if compared and not _shows(line, first.expected or "", first.got or ""):
         expected, got = narrow(first.expected or "", first.got or "")
         if focus == "debug":
             wants_diff = _cut(expected, limit) or _cut(got, limit)
@@ -398,9 +406,9 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     if focus != "debug" and compared and _in_test_file(first):
         origin = {}  # an assertion helper of the test file: L already points there
     views = [
-        {**where, **terse, **when, **terse_kind, **terse_message},
-        {**where, **terse, **when, **kind, **what, **origin},
-        {**where, **full, **when, **kind, **what, **origin, **also},
+        {**where, **terse, **when, **terse_error},
+        {**where, **terse, **when, **error, **what, **origin},
+        {**where, **full, **when, **error, **what, **origin, **also},
     ]
     extra: dict[str, Any] = {}
     if first.diff and wants_diff:
@@ -412,6 +420,13 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     if extra:
         views.append({**views[-1], **extra, **also})
     return views
+
+
+def _shows(line: str, expected: str, got: str) -> bool:
+    """Whether an error line states the comparison with both values as they compared
+    (pytest's ``assert 2 == 3``, not ``assert (1 % 2) == 0``; a long value there is cut
+    with ``...``, and then expected/got say more)."""
+    return not _cut(line, _MSG_CHARS) and expected_got(line) == (expected, got)
 
 
 def _in_test_file(failure: Failure) -> bool:

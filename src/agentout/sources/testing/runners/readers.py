@@ -226,7 +226,7 @@ def _go_panic(text: str) -> str:
 _RUST_FRAME = re.compile(
     r"^\s*\d+: (?P<func>\S+)\n\s+at (?P<path>[^\n]+?):(?P<line>\d+):\d+$", re.M
 )
-_RUST_PANIC = re.compile(r"panicked at (?P<path>[^\s:]+):(?P<line>\d+):\d+")
+_RUST_PANIC = re.compile(r"panicked at (?P<path>[^\s:]+):(?P<line>\d+):(?P<column>\d+)")
 
 
 def read_libtest(text: str, source: str, cwd: Path, stderr: str = "") -> Run:
@@ -292,10 +292,12 @@ def _rust_failure(event: dict[str, Any], suite: int, position: int) -> Failure:
         None,
     )  # fmt: skip
     panic = _RUST_PANIC.search(text)
+    column = None
     if own is not None:
         file, line = own.group("path").removeprefix("./"), int(own.group("line"))
     elif panic is not None:
         file, line = panic.group("path"), int(panic.group("line"))
+        column = int(panic.group("column"))
     else:
         file, line = binary or f"suite {suite}", None
     failure = failure_from_text(text, file=file, test=test or name, line=line, frames=[])
@@ -306,7 +308,8 @@ def _rust_failure(event: dict[str, Any], suite: int, position: int) -> Failure:
         origin = None if same else f"{at}:{at_line}"
     # Tests run in parallel: source order, not the order they ended in, is reading order.
     order = line if line is not None else position
-    return _with(failure, origin=origin, position=order, details=clean(text, _DETAILS_CHARS))
+    details = clean(text, _DETAILS_CHARS)
+    return _with(failure, origin=origin, position=order, details=details, column=column)
 
 
 def read_junit_files(paths: Iterable[Path], source: str, cwd: Path) -> Run:
