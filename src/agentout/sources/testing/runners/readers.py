@@ -224,7 +224,7 @@ def _go_panic(text: str) -> str:
 # -- libtest JSON (cargo test, cargo nextest) -------------------------------------------
 
 _RUST_FRAME = re.compile(
-    r"^\s*\d+: (?P<func>\S+)\n\s+at (?P<path>[^\n]+?):(?P<line>\d+):\d+$", re.M
+    r"^\s*\d+: (?P<func>\S+)\n\s+at (?P<path>[^\n]+?):(?P<line>\d+):(?P<column>\d+)$", re.M
 )
 _RUST_PANIC = re.compile(r"panicked at (?P<path>[^\s:]+):(?P<line>\d+):(?P<column>\d+)")
 
@@ -295,6 +295,7 @@ def _rust_failure(event: dict[str, Any], suite: int, position: int) -> Failure:
     column = None
     if own is not None:
         file, line = own.group("path").removeprefix("./"), int(own.group("line"))
+        column = int(own.group("column"))
     elif panic is not None:
         file, line = panic.group("path"), int(panic.group("line"))
         column = int(panic.group("column"))
