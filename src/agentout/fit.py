@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any, BinaryIO, cast
 
 from agentout.formats import Format, get_format
@@ -159,7 +158,7 @@ def _fit_kept(
             return first
         ref = copy.keep()
     if ref is None:
-        return packed(replace(result, header={**result.header, "warning": copy.warning}))
+        return packed(result.replace(header={**result.header, "warning": copy.warning}))
     return _with_ref(result, short_ref(ref), packed)
 
 
@@ -177,7 +176,7 @@ def _with_ref(result: Result, ident: str, packed: Callable[..., Packed]) -> Pack
 
     guess, limit = max(total - 1, 0), None
     while True:
-        done = packed(replace(result, header=header, summary=footer(guess)), limit)
+        done = packed(result.replace(header=header, summary=footer(guess)), limit)
         included = done.stats.included
         if footer(included) == footer(guess):
             return done

@@ -30,9 +30,10 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from agentout.value import Value
 
 if TYPE_CHECKING:  # record_later runs in every agentout run: no sqlite3 there
     import sqlite3
@@ -86,8 +87,9 @@ PENDING_BYTES = 1 << 20  # pending texts counted by a detached recorder from thi
 _PENDING = "ledger-pending.jsonl"
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(Value):
+    """One delivery in the ledger: a row of its table."""
+
     time: float
     project: str
     tool: str
@@ -100,6 +102,27 @@ class Row:
     exit_status: int | None
     secrets: int
     raw_exact: bool
+
+    def __init__(
+        self,
+        time: float,
+        project: str,
+        tool: str,
+        command: str,
+        raw_tokens: int | None,
+        delivered_tokens: int,
+        facts_kept: int | None,
+        facts_total: int | None,
+        duration: float | None,
+        exit_status: int | None,
+        secrets: int,
+        raw_exact: bool,
+    ) -> None:
+        self._set(
+            time=time, project=project, tool=tool, command=command, raw_tokens=raw_tokens,
+            delivered_tokens=delivered_tokens, facts_kept=facts_kept, facts_total=facts_total,
+            duration=duration, exit_status=exit_status, secrets=secrets, raw_exact=raw_exact,
+        )  # fmt: skip
 
     @property
     def saved(self) -> int:

@@ -407,11 +407,11 @@ def _without_secrets(result: Result) -> Result:
             clean_view, found = redactor.redact_value(view)
             hidden += found.total
             views.append(clean_view)
-        records.append(record if hidden == before else replace(record, views=tuple(views)))
+        records.append(record if hidden == before else record.replace(views=tuple(views)))
     if not hidden:
         return result
     header = {**result.header, "secrets": result.header.get("secrets", 0) + hidden}
-    return replace(result, records=tuple(records), header=header)
+    return result.replace(records=tuple(records), header=header)
 
 
 def _better(a: Packed, b: Packed) -> bool:

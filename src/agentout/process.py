@@ -26,9 +26,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from types import FrameType
 from typing import IO, Any
+
+from agentout.value import Value
 
 __all__ = [
     "GRACE_SECONDS",
@@ -50,8 +51,7 @@ _TICK = 0.25  # how often a quiet read loop looks at the clock, the cancel flag 
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-@dataclass(frozen=True)
-class CommandOutcome:
+class CommandOutcome(Value):
     """How a command ended: the status a shell would report, and why if it did not run.
 
     ``duration`` is the child's own wall time, from its start to its exit.
@@ -60,10 +60,25 @@ class CommandOutcome:
     argv: tuple[str, ...]
     exit_status: int
     duration: float
-    signal: int | None = None
-    error: str | None = None
-    timed_out: bool = False
-    cancelled: bool = False
+    signal: int | None
+    error: str | None
+    timed_out: bool
+    cancelled: bool
+
+    def __init__(
+        self,
+        argv: tuple[str, ...],
+        exit_status: int,
+        duration: float,
+        signal: int | None = None,
+        error: str | None = None,
+        timed_out: bool = False,
+        cancelled: bool = False,
+    ) -> None:
+        self._set(
+            argv=argv, exit_status=exit_status, duration=duration, signal=signal,
+            error=error, timed_out=timed_out, cancelled=cancelled,
+        )  # fmt: skip
 
 
 def shell_argv(command: str) -> tuple[str, ...]:

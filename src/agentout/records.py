@@ -8,8 +8,9 @@ and fullest last; each view is a mapping of fields in the order they should appe
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from agentout.value import Value
 
 __all__ = ["Document", "Lines", "Record", "Result", "Stats", "View", "is_empty", "present"]
 
@@ -59,8 +60,7 @@ class Lines(Mapping[str, Any]):
         return f"Lines{self.lines!r}"
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(Value):
     """One whole unit of output: never split, included at one of its views or not at all.
 
     ``kind`` is the one-letter prefix the records format prints (``R`` for data records;
@@ -69,13 +69,14 @@ class Record:
     """
 
     views: tuple[View, ...]
-    kind: str = "R"
-    forced: bool = False
+    kind: str
+    forced: bool
 
-    def __post_init__(self) -> None:
-        if not self.views:
+    def __init__(self, views: tuple[View, ...], kind: str = "R", forced: bool = False) -> None:
+        if not views:
             raise ValueError("a record needs at least one view")
-        _check_kind(self.kind)
+        _check_kind(kind)
+        self._set(views=views, kind=kind, forced=forced)
 
     @classmethod
     def of(cls, *views: View, kind: str = "R", forced: bool = False) -> Record:
@@ -90,20 +91,30 @@ class Record:
         return self.views[0]
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Value):
     """What a source produced, before any budget: header fields, records, summary fields.
 
     ``header`` describes the source (``mode=fit``, ``source=FILE``); ``pack`` adds its own
     account (total, included, tokens, ...) after these. ``summary`` is rendered last, whole.
+    ``total``: how many records the source matched when ``records`` holds only the first
+    of them (a streamed query keeps one page; the rest is spilled): pack reports it.
     """
 
     records: tuple[Record, ...]
-    header: Mapping[str, Any] = field(default_factory=dict)
-    summary: Mapping[str, Any] = field(default_factory=dict)
-    # How many records the source matched when ``records`` holds only the first of them
-    # (a streamed query keeps one page; the rest is spilled): pack reports it as total.
-    total: int | None = None
+    header: Mapping[str, Any]
+    summary: Mapping[str, Any]
+    total: int | None
+
+    def __init__(
+        self,
+        records: tuple[Record, ...],
+        header: Mapping[str, Any] | None = None,
+        summary: Mapping[str, Any] | None = None,
+        total: int | None = None,
+    ) -> None:
+        header = {} if header is None else header
+        summary = {} if summary is None else summary
+        self._set(records=records, header=header, summary=summary, total=total)
 
     @classmethod
     def of(
@@ -127,8 +138,7 @@ def present(fields: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in fields.items() if not is_empty(value)}
 
 
-@dataclass(frozen=True)
-class Stats:
+class Stats(Value):
     """Pack's honest account of what it emitted, rendered in every format's header.
 
     ``tokens`` is the exact count of the whole emitted text (header and summary included)
@@ -144,17 +154,43 @@ class Stats:
     tokens: int
     tokenizer: str
     truncated: bool
-    over_budget: bool = False
+    over_budget: bool
+
+    def __init__(
+        self,
+        total: int,
+        included: int,
+        omitted: int,
+        reduced: int,
+        tokens: int,
+        tokenizer: str,
+        truncated: bool,
+        over_budget: bool = False,
+    ) -> None:
+        self._set(
+            total=total, included=included, omitted=omitted, reduced=reduced, tokens=tokens,
+            tokenizer=tokenizer, truncated=truncated, over_budget=over_budget,
+        )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Document:
-    """What a format renders: the source header, pack's stats, chosen views, the summary."""
+class Document(Value):
+    """What a format renders: the source header, pack's stats, chosen views, the summary.
+    ``indices``: where each of ``records`` stands in the result (so a format can tell
+    that records were left out between two it shows, and mark the gap); empty when not
+    known."""
 
     header: Mapping[str, Any]
     stats: Stats
     records: tuple[tuple[Record, View], ...]
     summary: Mapping[str, Any]
-    # Where each of ``records`` stands in the result (so a format can tell that records
-    # were left out between two it shows, and mark the gap); empty when not known.
-    indices: tuple[int, ...] = ()
+    indices: tuple[int, ...]
+
+    def __init__(
+        self,
+        header: Mapping[str, Any],
+        stats: Stats,
+        records: tuple[tuple[Record, View], ...],
+        summary: Mapping[str, Any],
+        indices: tuple[int, ...] = (),
+    ) -> None:
+        self._set(header=header, stats=stats, records=records, summary=summary, indices=indices)

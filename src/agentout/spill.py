@@ -32,12 +32,12 @@ import stat
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path, PurePath
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from agentout.errors import AgentoutError
+from agentout.value import Value
 
 if TYPE_CHECKING:  # a run that spills locally imports none of the remote machinery
     from agentout.store.address import RemoteAddress
@@ -92,8 +92,7 @@ class SpillError(AgentoutError):
     """The store is unsafe or a reference is not a file agentout spilled there."""
 
 
-@dataclass(frozen=True)
-class SpillRef:
+class SpillRef(Value):
     """A spilled file: ``ref`` is the name ``agentout show REF`` takes. ``path`` is the
     local file; ``url`` the object in a remote store, when it got there."""
 
@@ -101,7 +100,10 @@ class SpillRef:
     ref: str
     size: int
     lines: int
-    url: str | None = None
+    url: str | None
+
+    def __init__(self, path: Path, ref: str, size: int, lines: int, url: str | None = None) -> None:
+        self._set(path=path, ref=ref, size=size, lines=lines, url=url)
 
     @property
     def location(self) -> str:
@@ -289,14 +291,16 @@ class SpillWriter:
         self.abort()
 
 
-@dataclass(frozen=True)
-class StoredFile:
+class StoredFile(Value):
     """A file of agentout's own in the store, as ``clean`` sees it: for a remote store,
     ``path`` is the object's key under the bucket."""
 
     path: PurePath
     size: int
     mtime: float
+
+    def __init__(self, path: PurePath, size: int, mtime: float) -> None:
+        self._set(path=path, size=size, mtime=mtime)
 
     @property
     def name(self) -> str:

@@ -35,6 +35,8 @@ def parse(args: Sequence[str]) -> dict[str, Any] | None:
     found: dict[str, Any] = {"shell": False, "no_reduce": False, "keep_secrets": False}
     i = 0
     while i < len(args) and args[i] != "--":
+        if not args[i].startswith("-"):
+            break  # the command, without "--" (`run --shell 'CMD'`): click reads it so too
         name, eq, value = args[i].partition("=")
         known = OPTIONS.get(name)
         if known is None:
@@ -60,8 +62,10 @@ def parse(args: Sequence[str]) -> dict[str, Any] | None:
                 return None
             found[keyword] = converted
         i += 1
-    command = tuple(args[i + 1 :])
-    if not command or i >= len(args):
+    if i >= len(args):
+        return None
+    command = tuple(args[i + 1 :] if args[i] == "--" else args[i:])
+    if not command:
         return None
     found["command"] = command
     return found

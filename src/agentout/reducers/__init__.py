@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+from agentout.value import Value
 
 if TYPE_CHECKING:  # every command looks its reducer up: the records model loads when used
     from agentout.records import Record
@@ -36,26 +37,41 @@ __all__ = [
 REDUCE_MAX_BYTES = 16 << 20  # larger output goes to the generic reducer, which streams
 
 
-@dataclass(frozen=True)
-class Output:
-    """What a command printed, as a reducer reads it."""
+class Output(Value):
+    """What a command printed, as a reducer reads it: ``argv`` as given, its
+    ``command_words``, and each line as a terminal leaves it, without its newline."""
 
-    argv: tuple[str, ...]  # as given
-    words: tuple[str, ...]  # ``command_words(argv)``
-    lines: list[str]  # each line as a terminal leaves it, without its newline
-    exit_status: int = 0
+    argv: tuple[str, ...]
+    words: tuple[str, ...]
+    lines: list[str]
+    exit_status: int
+
+    def __init__(
+        self, argv: tuple[str, ...], words: tuple[str, ...], lines: list[str], exit_status: int = 0
+    ) -> None:
+        self._set(argv=argv, words=words, lines=lines, exit_status=exit_status)
 
 
-@dataclass(frozen=True)
-class Reduced:
-    """A reducer's answer: records in output order, and the order they matter in."""
+class Reduced(Value):
+    """A reducer's answer: records in output order, and the ``order`` they matter in
+    (None: the order given). ``complete``: everything the output says is in the records
+    (only fixed text the command always prints, such as hints, was left out): nothing to
+    store, no reference to give. ``notes``: counts for the closing line."""
 
     records: list[Record]
-    order: list[int] | None = None  # None: they matter in the order given
-    # Everything the output says is in the records (only fixed text the command always
-    # prints, such as hints, was left out): nothing to store, no reference to give.
-    complete: bool = False
-    notes: dict[str, int] = field(default_factory=dict)  # counts for the closing line
+    order: list[int] | None
+    complete: bool
+    notes: dict[str, int]
+
+    def __init__(
+        self,
+        records: list[Record],
+        order: list[int] | None = None,
+        complete: bool = False,
+        notes: dict[str, int] | None = None,
+    ) -> None:
+        notes = {} if notes is None else notes
+        self._set(records=records, order=order, complete=complete, notes=notes)
 
 
 class Reducer(Protocol):

@@ -45,13 +45,13 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentout.errors import InputError
 from agentout.reducers import Output, Reduced
 from agentout.reducers.cache import KnownTexts
+from agentout.value import Value
 
 __all__ = ["Case", "Spec", "SpecError", "SpecFile", "load_spec", "safety_problems"]
 
@@ -60,24 +60,34 @@ class SpecError(InputError):
     """A reducer file that cannot be used: named with its path and the key at fault."""
 
 
-@dataclass
 class _Block:
     """Lines of the reduced output, the output lines they stand for, a terse form."""
 
-    lines: list[str]
-    n: int | None
-    last: int | None
-    terse: list[str] | None = None
-    important: bool = False
+    __slots__ = ("important", "last", "lines", "n", "terse")
+
+    def __init__(
+        self,
+        lines: list[str],
+        n: int | None,
+        last: int | None,
+        terse: list[str] | None = None,
+        important: bool = False,
+    ) -> None:
+        self.lines, self.n, self.last, self.terse, self.important = lines, n, last, terse, important
 
 
-@dataclass(frozen=True)
-class Case:
-    """A fixture case: recorded output and what the reduced form must (not) contain."""
+class Case(Value):
+    """A fixture case: recorded output and what the reduced form must (not) contain.
+    ``fixture`` is a directory with ``cmd`` (argv as JSON), ``output`` and ``exit``."""
 
-    fixture: str  # a directory with ``cmd`` (argv as JSON), ``output`` and ``exit``
-    contains: tuple[str, ...] = ()
-    not_contains: tuple[str, ...] = ()
+    fixture: str
+    contains: tuple[str, ...]
+    not_contains: tuple[str, ...]
+
+    def __init__(
+        self, fixture: str, contains: tuple[str, ...] = (), not_contains: tuple[str, ...] = ()
+    ) -> None:
+        self._set(fixture=fixture, contains=contains, not_contains=not_contains)
 
 
 def _compile(pattern: Any, where: str, path: str) -> Any:
@@ -101,8 +111,7 @@ def _fill(template: str, match: Any) -> str:
     return _FIELD.sub(lambda field: str(values.get(field.group(1), field.group(0))), template)
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(Value):
     """A reducer read from TOML (see the module docstring); a ``Reducer``."""
 
     name: str
@@ -110,10 +119,26 @@ class Spec:
     match: tuple[tuple[str, ...], ...]
     facts: tuple[str, ...]
     steps: tuple[dict[str, Any], ...]
-    path: str = "<builtin>"
-    cases: tuple[Case, ...] = ()
-    complete: bool = False
-    _compiled: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    path: str
+    cases: tuple[Case, ...]
+    complete: bool
+    _compiled: dict[str, Any]  # patterns compiled as they are first used
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        match: tuple[tuple[str, ...], ...],
+        facts: tuple[str, ...],
+        steps: tuple[dict[str, Any], ...],
+        path: str = "<builtin>",
+        cases: tuple[Case, ...] = (),
+        complete: bool = False,
+    ) -> None:
+        self._set(
+            name=name, description=description, match=match, facts=facts, steps=steps,
+            path=path, cases=cases, complete=complete, _compiled={},
+        )  # fmt: skip
 
     def matches(self, words: Sequence[str]) -> bool:
         return any(

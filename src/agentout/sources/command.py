@@ -16,13 +16,13 @@ import shlex
 import signal
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentout.capture import Capture, OutputFilter, check_mode, resolve_threshold
 from agentout.process import CommandOutcome
 from agentout.sources.output import TextDelivery, TextSettings, deliver_output
 from agentout.sources.testing.programs import TEST_PROGRAMS
+from agentout.value import Value
 
 if TYPE_CHECKING:
     from agentout.dual import ToolResult
@@ -49,12 +49,14 @@ def run_command(argv: Sequence[str], on_output: Callable[[bytes], None]) -> Comm
 # -- delivering a log, and running a command ------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CommandRun:
+class CommandRun(Value):
     """A finished ``run``: how the command ended, and what the agent is handed."""
 
     outcome: CommandOutcome
     delivery: TextDelivery
+
+    def __init__(self, outcome: CommandOutcome, delivery: TextDelivery) -> None:
+        self._set(outcome=outcome, delivery=delivery)
 
     def tool_result(self, *, verbose: bool | None = None) -> ToolResult:
         """For both audiences: the delivered text for the model exactly (its closing line

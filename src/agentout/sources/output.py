@@ -19,13 +19,13 @@ One envelope for ``agentout run``, ``fit`` on text and logs, and the MCP tools (
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentout.capture import Capture
 from agentout.reducers import REDUCE_MAX_BYTES, Output, Reduced, Reducer, command_words
 from agentout.sources._whole import lines_of as _lines
 from agentout.sources._whole import whole_text as _whole_text
+from agentout.value import Value
 
 if TYPE_CHECKING:  # imported where used: small output is given without any of them
     from agentout.formats import Format
@@ -47,37 +47,68 @@ REDUCED_ROOM = 2
 Form = Literal["whole", "reduced", "cut"]
 
 
-@dataclass(frozen=True)
-class TextSettings:
-    """The budget and the form of a text delivery."""
+class TextSettings(Value):
+    """The budget and the form of a text delivery. ``own``: a prefix that marks
+    agentout's own lines in the output (a task runner's recipe lines, reduced by
+    agentout's line shell): taken off, and the line left as it is."""
 
     threshold: int
-    max_tokens: int | None = None
-    max_chars: int | None = None
-    format: str | Format = "raw"
-    tokenizer: str | Tokenizer | None = None
-    # A prefix that marks agentout's own lines in the output (a task runner's recipe
-    # lines, reduced by agentout's line shell): taken off, and the line left as it is.
-    own: str | None = None
+    max_tokens: int | None
+    max_chars: int | None
+    format: str | Format
+    tokenizer: str | Tokenizer | None
+    own: str | None
+
+    def __init__(
+        self,
+        threshold: int,
+        max_tokens: int | None = None,
+        max_chars: int | None = None,
+        format: str | Format = "raw",
+        tokenizer: str | Tokenizer | None = None,
+        own: str | None = None,
+    ) -> None:
+        self._set(
+            threshold=threshold, max_tokens=max_tokens, max_chars=max_chars, format=format,
+            tokenizer=tokenizer, own=own,
+        )  # fmt: skip
 
     @property
     def raw(self) -> bool:
         return (self.format if isinstance(self.format, str) else self.format.name) == "raw"
 
 
-@dataclass(frozen=True)
-class TextDelivery:
-    """What the agent is handed, and an account of it for the person and the ledger."""
+class TextDelivery(Value):
+    """What the agent is handed, and an account of it for the person and the ledger.
+    ``packed``: when the budget decided (or a data format was asked); ``secrets``: how
+    many were hidden from the agent (agentout.redact)."""
 
     text: str
     form: Form
-    ref: SpillRef | None = None
-    warning: str | None = None
-    packed: Packed | None = None  # when the budget decided (or a data format was asked)
-    raw_bytes: int = 0
-    raw_lines: int = 0
-    reducer: str | None = None
-    secrets: int = 0  # hidden from the agent (agentout.redact)
+    ref: SpillRef | None
+    warning: str | None
+    packed: Packed | None
+    raw_bytes: int
+    raw_lines: int
+    reducer: str | None
+    secrets: int
+
+    def __init__(
+        self,
+        text: str,
+        form: Form,
+        ref: SpillRef | None = None,
+        warning: str | None = None,
+        packed: Packed | None = None,
+        raw_bytes: int = 0,
+        raw_lines: int = 0,
+        reducer: str | None = None,
+        secrets: int = 0,
+    ) -> None:
+        self._set(
+            text=text, form=form, ref=ref, warning=warning, packed=packed,
+            raw_bytes=raw_bytes, raw_lines=raw_lines, reducer=reducer, secrets=secrets,
+        )  # fmt: skip
 
     @property
     def tokens(self) -> int | None:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from agentout.errors import AgentoutError
+from agentout.value import Value
 
 __all__ = ["ENV_STORE", "EXTRAS", "RemoteAddress", "StoreAddressError", "parse_address"]
 
@@ -38,13 +38,15 @@ class StoreAddressError(AgentoutError):
     """``AGENTOUT_STORE`` or ``--store`` names no store agentout can use."""
 
 
-@dataclass(frozen=True)
-class RemoteAddress:
+class RemoteAddress(Value):
     """An object store location: ``protocol://bucket/prefix`` (the prefix may be empty)."""
 
     protocol: str
     bucket: str
     prefix: str
+
+    def __init__(self, protocol: str, bucket: str, prefix: str) -> None:
+        self._set(protocol=protocol, bucket=bucket, prefix=prefix)
 
     @property
     def url(self) -> str:

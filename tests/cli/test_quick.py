@@ -1,0 +1,112 @@
+"""``agentout run`` as an agent's hook runs it: read without click (agentout.cli.quick),
+the same result as click's reading, and a start-up that loads no more than it needs."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentout.cli.quick import parse
+
+# main() takes the quick path for `run` lines it can read; the click group takes them all.
+QUICK = "import sys; from agentout.cli import main; sys.argv[0] = 'agentout'; main()"
+CLICK = "import sys; from agentout.cli.main import main; sys.argv[0] = 'agentout'; main()"
+_REF = re.compile(r"\b[0-9a-f]{16}\b")  # a stored file's random name
+
+
+def _agentout(entry: str, args: list[str], tmp_path: Path) -> tuple[int, str, str]:
+    env = {
+        "AGENTOUT_SPILL_DIR": str(tmp_path / "spill"),
+        "AGENTOUT_LEDGER": "0",
+        "PATH": "/usr/bin:/bin",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", entry, *args], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    return done.returncode, _REF.sub("REF", done.stdout), done.stderr
+
+
+LINES = [
+    ["--", "printf", "a\\nb\\n"],
+    ["--", "sh", "-c", "echo out; echo err >&2; exit 3"],
+    ["--max-tokens", "20", "--", "seq", "1", "300"],
+    ["--max-chars=60", "--", "seq", "1", "100"],
+    ["--inline-threshold", "10", "--", "seq", "1", "50"],
+    ["--no-reduce", "--", "ls", "-la", "."],
+    ["--shell", "echo hi; exit 4"],  # as the hooks rewrite a compound command
+    ["seq", "1", "3"],
+    [
+        "--keep-secrets",
+        "--",
+        "printf",
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY\\n",
+    ],
+    ["--tokenizer", "cl100k_base", "--max-tokens", "30", "--", "seq", "1", "200"],
+]
+
+
+@pytest.mark.parametrize("args", LINES, ids=lambda args: " ".join(args)[:40])
+def test_the_quick_reading_gives_clicks_result(args: list[str], tmp_path: Path) -> None:
+    assert parse(args) is not None  # these are read without click
+    quick = _agentout(QUICK, ["run", *args], tmp_path)
+    click = _agentout(CLICK, ["run", *args], tmp_path)
+    assert quick == click
+    assert quick[1]  # something was delivered
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["--max-tokens", "-1", "--", "true"],
+        ["--max-tokens", "many", "--", "true"],
+        ["--timeout", "0", "--", "true"],
+        ["--shell=yes", "echo hi"],
+        ["--format", "json", "--", "true"],
+        ["--max-tokens"],
+        [
+            "--",
+        ],
+        ["-v", "--", "true"],
+    ],
+    ids=lambda args: " ".join(args) or "nothing",
+)
+def test_what_the_quick_reading_cannot_read_goes_to_click(args: list[str], tmp_path: Path) -> None:
+    assert parse(args) is None
+    quick = _agentout(QUICK, ["run", *args], tmp_path)
+    assert quick == _agentout(CLICK, ["run", *args], tmp_path)
+
+
+# What a fresh interpreter has imported when `agentout run` delivers a reduced command's
+# output: the standard library's heavy modules stay out of every shell command an agent
+# runs (what is imported, not timing, so it cannot flake on a busy machine).
+_PROBE = """
+import atexit, json, sys
+atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))
+from agentout.cli import main
+sys.argv = ["agentout", "run", "--", "ls", "-la", "."]
+main()
+"""
+
+
+def test_a_reduced_command_loads_no_dataclasses(tmp_path: Path) -> None:
+    for n in range(30):
+        (tmp_path / f"file{n}.txt").write_text("x" * n, encoding="utf-8")
+    env = {
+        "AGENTOUT_SPILL_DIR": str(tmp_path / "spill"),
+        "AGENTOUT_LEDGER": "0",
+        "PATH": "/usr/bin:/bin",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert done.returncode == 0
+    assert "file29.txt  29\n" in done.stdout  # the ls reducer's answer: name and size
+    loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert "agentout.reducers.spec" in loaded  # the probe sees our modules
+    assert not loaded & {"dataclasses", "inspect", "importlib.metadata", "bpe_openai"}
