@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from agentout.records import Record
 from agentout.reducers import Output, Reduced
@@ -49,17 +48,16 @@ def _short_date(text: str) -> str:
     return f"{year}-{_MONTHS.get(month, 0):02d}-{int(day):02d}"
 
 
-@dataclass
 class _Commit:
-    n: int
-    hash: str
-    refs: str | None = None
-    author: str = ""
-    date: str = ""
-    subject: str = ""
-    stat: list[str] | None = None
-    last: int = 0
-    merge: str | None = None
+    """One commit as its lines are read (a plain class: see agentout.value)."""
+
+    __slots__ = ("author", "date", "hash", "last", "merge", "n", "refs", "stat", "subject")
+
+    def __init__(self, n: int, hash: str, refs: str | None = None, last: int = 0) -> None:
+        self.n, self.hash, self.refs, self.last = n, hash, refs, last
+        self.author = self.date = self.subject = ""
+        self.stat: list[str] | None = None
+        self.merge: str | None = None
 
 
 def _commits(lines: Sequence[str]) -> list[_Commit] | None:
@@ -166,11 +164,11 @@ _FILE_NOTES = ("new file mode", "deleted file mode", "rename from", "rename to",
 _CONTEXT = 1  # lines of context kept on each side of a run of changes
 
 
-@dataclass
 class _Hunk:
-    n: int
-    header: str
-    body: list[tuple[int, str]]
+    __slots__ = ("body", "header", "n")
+
+    def __init__(self, n: int, header: str, body: list[tuple[int, str]]) -> None:
+        self.n, self.header, self.body = n, header, body
 
 
 def _diff_records(lines: Sequence[str], start: int = 0) -> list[Record] | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from agentout.records import Record
 from agentout.reducers import Output, Reduced
@@ -19,16 +18,26 @@ from agentout.reducers import Output, Reduced
 __all__ = ["Lint", "compiler_messages"]
 
 
-@dataclass
 class _Diagnostic:
-    n: int  # the output line it was read from
-    file: str
-    line: str
-    col: str | None
-    code: str
-    message: str
-    last: int = 0
-    own_message: bool = False  # rustc / clippy: a message of its own, said where it is
+    """One diagnostic as its lines are read (a plain class: see agentout.value). ``n``:
+    the output line it was read from; ``own_message``: rustc's and clippy's, a message
+    of its own, said where it is."""
+
+    __slots__ = ("code", "col", "file", "last", "line", "message", "n", "own_message")
+
+    def __init__(
+        self,
+        n: int,
+        file: str,
+        line: str,
+        col: str | None,
+        code: str,
+        message: str,
+        last: int = 0,
+        own_message: bool = False,
+    ) -> None:
+        self.n, self.file, self.line, self.col, self.code = n, file, line, col, code
+        self.message, self.last, self.own_message = message, last, own_message
 
     def where(self) -> str:
         return f"{self.file}:{self.line}" + (f":{self.col}" if self.col else "")

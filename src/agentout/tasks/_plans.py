@@ -15,9 +15,8 @@ import re
 import shlex
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-
 from agentout.tasks import Prepared
+from agentout.value import Value
 
 __all__ = ["Plan", "plan", "realise"]
 
@@ -25,11 +24,16 @@ _MAKEFILE_BYTES = 1 << 20  # a larger makefile is not read: not wrapped
 _UNSAFE_PATH = re.compile(r"[\s$'\"\\`%]")  # make splits SHELL on spaces and expands $
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(Value):
+    """How to run a task runner with agentout's line shell: ``shell``, the program the
+    runner would start each line with; ``build``, the command, given the launcher's path."""
+
     runner: str
-    shell: str  # the program the runner would start each line with
-    build: Callable[[str], tuple[str, ...]]  # the command, given the launcher's path
+    shell: str
+    build: Callable[[str], tuple[str, ...]]
+
+    def __init__(self, runner: str, shell: str, build: Callable[[str], tuple[str, ...]]) -> None:
+        self._set(runner=runner, shell=shell, build=build)
 
 
 def plan(program: str, argv: tuple[str, ...], cwd: str) -> Plan | None:
