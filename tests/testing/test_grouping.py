@@ -133,7 +133,8 @@ def test_tests_failing_at_one_site_are_one_cause(pytester: pytest.Pytester) -> N
     ]
     cause = rows[1]
     assert cause["test"] == "IntersperseTest::test_even"
-    assert cause["also"] == "test_nested L25, test_odd L20"  # written compactly
+    # whole names, as pytest takes them back; lines only where they differ from L
+    assert cause["also"] == "IntersperseTest::test_nested L25, IntersperseTest::test_odd L20"
     assert cause["error"] == "AssertionError: Lists differ: [None, '1'] != ['0', None, '1']"
     assert "expected" not in cause  # the error line shows both values
     assert [error_type(r) for r in rows] == ["ValueError", *["AssertionError"] * 3]

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from tests.testing.conftest import error_type, values_of
 
-from agentout.sources.testing.model import Run
+from agentout.sources.testing.model import Run, origin_file
 from agentout.sources.testing.report import failures_of, named_tests, render
 from agentout.sources.testing.runners import RunnerError, TestRun, detect, readers, run_tests
 from agentout.sources.testing.runners.detect import pytest_args
@@ -231,7 +231,7 @@ def test_an_error_raised_in_project_code_names_its_origin(name: str) -> None:
         assert raised["origin"] == "cart/cart.go:20"
         return
     raised = next(r for r in rows if "origin" in r and values_of(r) is None)
-    assert raised["origin"].rsplit(":", 1)[0] in (
+    assert origin_file(raised["origin"]) in (
         "src/money.js",
         "com/example/shop/Money.java",
         "src/lib.rs",
@@ -350,3 +350,19 @@ def test_a_missing_program_and_an_unknown_command(tmp_path: Path) -> None:
         run_tests([str(tmp_path / "no-such-folder" / "jest"), "x"], cwd=tmp_path)
     with pytest.raises(ValueError, match="not a test runner"):
         run_tests(["ls"], cwd=tmp_path)
+
+
+def test_every_panic_keeps_its_line_and_column() -> None:
+    """libtest prints where each test panicked (``src/lib.rs:19:19``): a record keeps its
+    first test's, as ``L`` and ``col`` when that is the test's own line, else as the
+    origin (the test's own line is then ``L``, from its backtrace frame)."""
+    meta = json.loads((RUNS / "cargo.meta.json").read_text(encoding="utf-8"))
+    printed = (RUNS / meta["files"][0]).read_text(encoding="utf-8")
+    panics = set(re.findall(r"panicked at ([\w/.]+):(\d+):(\d+)", printed))
+    rows = _report(_recorded("cargo"))
+    shown = {(r["file"], str(r["L"]), str(r["col"])) for r in rows if "origin" not in r}
+    shown |= {tuple(r["origin"].split(":")) for r in rows if "origin" in r}
+    assert len(rows) == len(shown) == 3
+    assert shown <= panics
+    assert ("src/lib.rs", "19", "19") in shown  # raised in project code: the origin
+    assert ("src/lib.rs", "40", "9") in shown  # the test's own assertion: L and col

@@ -15,6 +15,7 @@ import re
 import shlex
 import sys
 from collections.abc import Callable
+
 from agentout.tasks import Prepared
 from agentout.value import Value
 

@@ -29,6 +29,7 @@ __all__ = [
     "format_duration",
     "group_causes",
     "normalize_message",
+    "origin_file",
     "run_from_json",
     "run_to_json",
 ]
@@ -40,6 +41,12 @@ ASSERTION_TYPES = frozenset(
 )
 
 _SURROGATES = re.compile(r"[\ud800-\udfff]")
+_LOCATION = re.compile(r"(?::\d+){1,2}$")  # an origin's ":line" or ":line:col"
+
+
+def origin_file(origin: str) -> str:
+    """The file of an origin: ``src/lib.rs`` of ``src/lib.rs:13`` or ``src/lib.rs:13:36``."""
+    return _LOCATION.sub("", origin)
 
 
 def clean(text: str, limit: int) -> str:
@@ -89,7 +96,7 @@ class Failure:
     @property
     def project_origin(self) -> str | None:
         """The origin when it is outside the test's own file: project code that raised."""
-        if self.origin and self.origin.rsplit(":", 1)[0] != self.file:
+        if self.origin and origin_file(self.origin) != self.file:
             return self.origin
         return None
 

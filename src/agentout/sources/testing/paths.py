@@ -15,7 +15,7 @@ import posixpath
 from dataclasses import replace
 from pathlib import Path
 
-from agentout.sources.testing.model import Failure, Run
+from agentout.sources.testing.model import Failure, Run, origin_file
 
 __all__ = ["relative_paths"]
 
@@ -49,16 +49,14 @@ def _shown(path: str, root: str | None) -> str:
 def _origin(origin: str | None, root: str | None) -> str | None:
     if origin is None:
         return None
-    path, sep, line = origin.rpartition(":")
-    if not sep or not line.isdigit():
-        return _shown(origin, root)
-    return f"{_shown(path, root)}:{line}"
+    path = origin_file(origin)
+    return _shown(path, root) + origin[len(path) :]
 
 
 def relative_paths(run: Run, cwd: str | os.PathLike[str] | None = None) -> Run:
     """``run`` with its failures' files and origins relative to their common root."""
     here = Path(cwd if cwd is not None else os.getcwd()).as_posix()
-    origins = {f.origin.rpartition(":")[0] for f in run.failures if f.origin}
+    origins = {origin_file(f.origin) for f in run.failures if f.origin}
     root = _root({f.file for f in run.failures} | origins, here)
     if root is None:
         return run

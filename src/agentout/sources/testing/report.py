@@ -49,6 +49,7 @@ from agentout.sources.testing.model import (
     clean,
     format_duration,
     group_causes,
+    origin_file,
 )
 from agentout.tokens import Tokenizer, get_tokenizer
 from agentout.truncate import truncate_string
@@ -305,22 +306,13 @@ def _split_top(text: str) -> list[str]:
 
 
 def _also(first: Failure, others: Sequence[Failure]) -> str | list[str]:
-    """The other tests of a record, compactly: ``test_n L860, test_odd L833``. A name
-    drops the class it shares with the name before it (a module-level test after a
-    class's is written ``::test_x``), and a line equal to the first test's ``L`` is not
-    repeated."""
+    """The other tests of a record, compactly: ``Class::test_n L860, Class::test_odd
+    L833``. Each name is whole, as the runner prints it and takes it back to run that
+    test again; a line equal to the first test's ``L`` is not repeated."""
     parts = []
-    scope = first.scope
     for failure in others:
-        name = failure.name
-        if failure.scope and failure.scope == scope:
-            name = name[len(scope) + 2 :]
-        elif scope and not failure.scope:
-            name = "::" + name  # back to the module's own tests, as in a node id
-        scope = failure.scope
-        name = clean(name, _NAME_CHARS)
         line = f" L{failure.line}" if failure.line and failure.line != first.line else ""
-        parts.append(name + line)
+        parts.append(clean(failure.name, _NAME_CHARS) + line)
     joined = ", ".join(parts)
     # A name that would split wrongly (", " outside brackets) keeps the list form.
     return joined if _split_top(joined) == parts else parts
@@ -337,19 +329,9 @@ def named_tests(row: Mapping[str, Any]) -> list[str]:
         if key in row:
             cases = [re.sub(r" L\d+$", "", str(case)) for case in row[key]]
             return [template.format(test, case) for case in cases]
-    names = [str(test)]
-    scope = names[0].split("[", 1)[0].rpartition("::")[0]
     also = row.get("also") or []
-    for part in also if isinstance(also, list) else _split_top(str(also)):
-        name = re.sub(r" L\d+$", "", str(part))
-        if name.startswith("::"):
-            name, scope = name[2:], ""
-        elif "::" in name.split("[", 1)[0]:
-            scope = name.split("[", 1)[0].rpartition("::")[0]
-        elif scope:
-            name = f"{scope}::{name}"
-        names.append(name)
-    return names
+    parts = also if isinstance(also, list) else _split_top(str(also))
+    return [str(test)] + [re.sub(r" L\d+$", "", str(part)) for part in parts]
 
 
 class _Quoted:
@@ -431,7 +413,7 @@ def _shows(line: str, expected: str, got: str) -> bool:
 
 def _in_test_file(failure: Failure) -> bool:
     """Whether the failure's origin is a line of its own test file (a helper there)."""
-    return failure.origin is not None and failure.origin.rsplit(":", 1)[0] == failure.file
+    return failure.origin is not None and origin_file(failure.origin) == failure.file
 
 
 def _dedupe(views: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -306,7 +306,7 @@ def _rust_failure(event: dict[str, Any], suite: int, position: int) -> Failure:
     if own is not None and panic is not None:
         at, at_line = panic.group("path").removeprefix("./"), int(panic.group("line"))
         same = at_line == line and (at == file or file.endswith("/" + at))
-        origin = None if same else f"{at}:{at_line}"
+        origin = None if same else f"{at}:{at_line}:{panic.group('column')}"
     # Tests run in parallel: source order, not the order they ended in, is reading order.
     order = line if line is not None else position
     details = clean(text, _DETAILS_CHARS)
