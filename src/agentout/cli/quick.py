@@ -9,6 +9,8 @@ are click's. ``tests/cli/test_quick.py`` holds the two to the same result.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -76,8 +78,6 @@ def run(args: Sequence[str]) -> bool:
     options = parse(args)
     if options is None:
         return False
-    import os
-
     if os.environ.get("AGENTOUT_TOKENIZER") and "tokenizer" not in options:
         options["tokenizer"] = os.environ["AGENTOUT_TOKENIZER"]
     deliver(**options, mode="auto", format_name="raw")
@@ -104,41 +104,53 @@ def deliver(
     from agentout.sources.command import run as run_command
 
     heartbeat = _Heartbeat() if _is_terminal(sys.stderr) else None
-    try:
-        done = run_command(
-            command,
-            max_tokens=max_tokens,
-            max_chars=max_chars,
-            inline_threshold=inline_threshold,
-            mode=mode,
-            format=format_name,
-            tokenizer=tokenizer,
-            shell=shell,
-            timeout=timeout,
-            reduce=not no_reduce,
-            keep_secrets=keep_secrets,
-            on_tick=heartbeat.tick if heartbeat else None,
-        )
-    except (AgentoutError, ValueError) as exc:
-        sys.stderr.write(f"agentout: {exc}\n")
-        sys.exit(2)
-    if heartbeat:
-        heartbeat.clear()
-    if done.delivery.warning:
-        sys.stderr.write(f"agentout: warning: {done.delivery.warning}\n")
-    packed = done.delivery.packed
-    try:
-        if packed is not None and packed.format == "text":
-            from agentout.cli._options import echo_packed
+    with _uploads_deferred():  # a remote store's upload finishes after the answer
+        try:
+            done = run_command(
+                command,
+                max_tokens=max_tokens,
+                max_chars=max_chars,
+                inline_threshold=inline_threshold,
+                mode=mode,
+                format=format_name,
+                tokenizer=tokenizer,
+                shell=shell,
+                timeout=timeout,
+                reduce=not no_reduce,
+                keep_secrets=keep_secrets,
+                on_tick=heartbeat.tick if heartbeat else None,
+            )
+        except (AgentoutError, ValueError) as exc:
+            sys.stderr.write(f"agentout: {exc}\n")
+            sys.exit(2)
+        if heartbeat:
+            heartbeat.clear()
+        if done.delivery.warning:
+            sys.stderr.write(f"agentout: warning: {done.delivery.warning}\n")
+        packed = done.delivery.packed
+        try:
+            if packed is not None and packed.format == "text":
+                from agentout.cli._options import echo_packed
 
-            echo_packed(packed)
-        else:
-            sys.stdout.write(done.delivery.text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        sys.stderr.close()
-    _record(command, shell, done, tokenizer)
-    sys.exit(done.outcome.exit_status)
+                echo_packed(packed)
+            else:
+                sys.stdout.write(done.delivery.text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            sys.stderr.close()
+        _record(command, shell, done, tokenizer)
+        sys.exit(done.outcome.exit_status)
+
+
+def _uploads_deferred() -> contextlib.AbstractContextManager[None]:
+    """With a store set (``$AGENTOUT_STORE``, which ``--store`` sets too), an object
+    store's upload finishes after the answer is printed (agentout.spill.deferred_uploads);
+    without one, nothing is imported for it."""
+    if not os.environ.get("AGENTOUT_STORE", "").strip():
+        return contextlib.nullcontext()
+    from agentout.spill import deferred_uploads
+
+    return deferred_uploads()
 
 
 def _record(command: Sequence[str], shell: bool, done: Any, tokenizer: str | None) -> None:

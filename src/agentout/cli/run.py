@@ -95,19 +95,17 @@ def run(
       agentout run --timeout 600 -- cargo build
     """
     from agentout.cli.quick import deliver
-    from agentout.spill import deferred_uploads
 
-    with deferred_uploads():  # a remote store's upload finishes after the output is read
-        deliver(
-            command,
-            max_tokens=max_tokens,
-            max_chars=max_chars,
-            inline_threshold=inline_threshold,
-            mode=mode,
-            shell=shell,
-            timeout=timeout,
-            no_reduce=no_reduce,
-            keep_secrets=keep_secrets,
-            format_name=format_name,
-            tokenizer=tokenizer,
-        )
+    deliver(
+        command,
+        max_tokens=max_tokens,
+        max_chars=max_chars,
+        inline_threshold=inline_threshold,
+        mode=mode,
+        shell=shell,
+        timeout=timeout,
+        no_reduce=no_reduce,
+        keep_secrets=keep_secrets,
+        format_name=format_name,
+        tokenizer=tokenizer,
+    )
