@@ -25,6 +25,8 @@ import os
 import re
 from typing import Any
 
+from agentout.value import Value
+
 __all__ = [
     "ADDED",
     "EXCLUDED",
@@ -97,22 +99,10 @@ _COUNT = 16
 _SPACE = r"\t\x0b-\r \x1c-\x1f"
 
 
-class Rule:
-    """One kind of secret: its exact expression and the RE2 candidate that finds it.
+class Rule(Value):
+    """One kind of secret: its exact expression and the RE2 candidate that finds it (a
+    ``Value``, not a dataclass: every process that redacts imports this)."""
 
-    A plain immutable class (not a NamedTuple or dataclass: making one of those costs a
-    millisecond at import, and every process that redacts imports this)."""
-
-    __slots__ = (
-        "candidate",
-        "check",
-        "extend",
-        "group",
-        "ignore_case",
-        "kind",
-        "pattern",
-        "source",
-    )
     FIELDS = ("kind", "pattern", "ignore_case", "group", "candidate", "extend", "check", "source")
 
     kind: str
@@ -135,12 +125,10 @@ class Rule:
         check: str = "",
         source: str = "agentout",
     ) -> None:
-        values = (kind, pattern, ignore_case, group, candidate, extend, check, source)
-        for name, value in zip(self.FIELDS, values, strict=True):
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"Rule is immutable: cannot set {name!r}")
+        self._set(
+            kind=kind, pattern=pattern, ignore_case=ignore_case, group=group,
+            candidate=candidate, extend=extend, check=check, source=source,
+        )  # fmt: skip
 
     def astuple(self) -> tuple[str, str, bool, int, str, str, str, str]:
         return (
@@ -154,20 +142,10 @@ class Rule:
             self.source,
         )
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Rule) and self.astuple() == other.astuple()
 
-    def __hash__(self) -> int:
-        return hash(self.astuple())
-
-    def __repr__(self) -> str:
-        return f"Rule{self.astuple()!r}"
-
-
-class RuleSet:
+class RuleSet(Value):
     """The rules, and what the context rules need from detect-secrets."""
 
-    __slots__ = ("key_headers", "keywords", "origin", "rules")
     rules: tuple[Rule, ...]
     keywords: tuple[str, ...]  # detect-secrets' keyword denylist (regex fragments)
     key_headers: tuple[str, ...]  # "BEGIN RSA PRIVATE KEY", ...
@@ -180,27 +158,7 @@ class RuleSet:
         key_headers: tuple[str, ...],
         origin: str,
     ) -> None:
-        for name, value in (
-            ("rules", rules),
-            ("keywords", keywords),
-            ("key_headers", key_headers),
-            ("origin", origin),
-        ):
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"RuleSet is immutable: cannot set {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, RuleSet) and (
-            self.rules,
-            self.keywords,
-            self.key_headers,
-            self.origin,
-        ) == (other.rules, other.keywords, other.key_headers, other.origin)
-
-    def __hash__(self) -> int:
-        return hash((self.rules, self.keywords, self.key_headers, self.origin))
+        self._set(rules=rules, keywords=keywords, key_headers=key_headers, origin=origin)
 
     def __repr__(self) -> str:
         return f"RuleSet({self.origin!r}, {len(self.rules)} rules)"
