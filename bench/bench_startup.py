@@ -54,6 +54,26 @@ def _run_commands() -> dict[str, list[str]]:
     }
 
 
+# As many frozen classes of a few fields as a run's path has, made as dataclasses and as
+# agentout.value.Value subclasses: why the run path uses the latter.
+_CLASSES = 17
+
+
+def _class_commands() -> dict[str, list[str]]:
+    fields = "    a: int\n    b: str = ''\n    c: tuple = ()\n    d: object = None\n"
+    as_dataclasses = "import re\nfrom dataclasses import dataclass\n" + "".join(
+        f"@dataclass(frozen=True)\nclass C{i}:\n{fields}" for i in range(_CLASSES)
+    )
+    init = "    def __init__(self, a, b='', c=(), d=None):\n        self._set(a=a, b=b, c=c, d=d)\n"
+    as_values = "import re\nfrom agentout.value import Value\n" + "".join(
+        f"class C{i}(Value):\n{init}" for i in range(_CLASSES)
+    )
+    return {
+        f"{_CLASSES} frozen dataclasses": [sys.executable, "-c", as_dataclasses],
+        f"{_CLASSES} `Value` classes": [sys.executable, "-c", as_values],
+    }
+
+
 def _environment() -> dict[str, str]:
     """As an installed package runs: bytecode cached, no import profiling, no ledger."""
     env = dict(os.environ)
@@ -132,6 +152,12 @@ def main() -> str:
         [f"`{name}`", seconds(wall.median), seconds(wall.best), seconds(cpu.median)]
         for name, (wall, cpu) in run_timings.items()
     ]
+    class_timings = time_commands(n, _class_commands())
+    as_dataclasses, as_values = (wall for wall, _ in class_timings.values())
+    class_rows = [
+        [name, seconds(wall.median), seconds(wall.best), seconds(cpu.median)]
+        for name, (wall, cpu) in class_timings.items()
+    ]
     return "\n\n".join(
         [
             "## CLI start-up",
@@ -157,6 +183,12 @@ def main() -> str:
             f"{seconds(bare_wall.median)} and those standard-library imports "
             f"{seconds(floor_wall.median - bare_wall.median)} more; agentout's own modules "
             f"and work are the other {seconds(run_wall.median - floor_wall.median)}.",
+            f"Why the run path's {_CLASSES} frozen classes are `agentout.value.Value`s, not "
+            "dataclasses (a fresh Python defining them, four fields each, taking turns):",
+            table(["program", "wall median", "wall best", "CPU median"], class_rows),
+            f"Dataclasses would cost each command "
+            f"{seconds(as_dataclasses.median - as_values.median)} more (median), "
+            f"{ratio(paired_ratio(as_dataclasses, as_values))} the `Value` program's time.",
         ]
     )
 

@@ -1,9 +1,9 @@
 """Frozen value classes for the modules every ``agentout run`` loads.
 
 An agent runs each shell command through ``agentout run``, so these modules' import is
-paid per command. ``dataclasses`` would cost each one about 12 ms there: its import of
+paid per command. ``dataclasses`` would cost each one about 10 ms there: its import of
 ``inspect`` and the five methods it compiles with ``exec`` for each of the 17 classes
-(measured against plain classes; bench/bench_startup.py has the whole start-up). A
+(bench/bench_startup.py makes 17 such classes both ways, side by side). A
 ``Value`` sets its fields in ``__init__`` with ``_set``, under the names ``__init__``
 takes; equality, the hash, ``repr`` and ``replace`` come from those fields, in order,
 leaving out any whose name starts with ``_`` (a cache).
