@@ -160,7 +160,7 @@ def _bare(report: str) -> int:
             line = f" L{fields['L']}" if "L" in fields else ""
             names = []
             if "test" in fields:
-                cases = fields.get("cases") or fields.get("subtests") or []
+                cases = fields.get("subtests") or []
                 names.append(f"{fields['test']}{line} {' '.join(map(str, cases))}".rstrip())
             also = str(fields.get("also", ""))
             lines.append(", ".join([*names, *([also] if also else [])]))

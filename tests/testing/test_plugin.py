@@ -584,3 +584,20 @@ def test_junitxml_beside_the_report_keeps_full_tracebacks(pytester: pytest.Pytes
     cascade = next(f for f in reported if "KeyError" in (f.text or ""))
     assert "def helper(rates, key):" in (cascade.text or "")  # the frame's source: a full traceback
     assert "return rates[key.upper()]" in (cascade.text or "")
+
+
+def test_subtests_of_parametrized_cases_keep_whole_names(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_mix="""
+import pytest
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_x(n, subtests):
+    with subtests.test(i=n):
+        assert n == 0
+"""
+    )
+    _, out = run_agent(pytester)
+    (row,) = failures(out)
+    assert (row["test"], row["also"]) == ("test_x[1] (i=1)", "test_x[2] (i=2)")
+    assert named_tests(row) == ["test_x[1] (i=1)", "test_x[2] (i=2)"]

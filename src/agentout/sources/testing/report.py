@@ -236,7 +236,7 @@ def _split_name(failure: Failure) -> tuple[str, str]:
 def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str, Any]:
     """Who failed: one test (and how many more), or every name.
 
-    Subtests of one test are listed under its name (``subtests``, ``cases``); several
+    Subtests of one test are listed under its name (``subtests``); several
     tests, parametrized cases among them (``test_x[a-1]``, whole), are the first as
     ``test`` with its ``L`` and the others in ``also`` (see ``_also``), so the values
     shown are plainly the first's.
@@ -256,22 +256,19 @@ def _tests(failures: Sequence[Failure], terse: bool, tok: Tokenizer) -> dict[str
     same_line = len({f.line for f in failures}) == 1
     shown = failures[:_NAMES]
     split = [_split_name(f) for f in shown]
-    # Parametrized cases keep their whole names (``test_x[a-1]``): what the runner printed
-    # and what it takes back to run one case again.
-    parametrized = all(case.startswith("[") and case.endswith("]") for _, case in split)
-    if len({base for base, _ in split}) == 1 and all(c for _, c in split) and not parametrized:
+    # Parametrized cases keep their whole names (``test_x[a-1]``, ``test_x[a-1] (i=2)``):
+    # what the runner printed and what it takes back to run one case again.
+    subtests = all(case and not case.startswith("[") for _, case in split)
+    if len({base for base, _ in split}) == 1 and subtests:
 
         def with_line(text: str, failure: Failure) -> str:
             text = clean(text, _NAME_CHARS)
             return text if same_line or not failure.line else f"{text} L{failure.line}"
 
         cases = [case for _, case in split]
-        key = "cases"
-        if not any(f.test.endswith("]") for f in shown):
-            key = "subtests"  # test (subtest)
         out = {
             "test": clean(split[0][0], _NAME_CHARS),
-            key: [with_line(case, f) for case, f in zip(cases, shown, strict=True)],
+            "subtests": [with_line(case, f) for case, f in zip(cases, shown, strict=True)],
         }
         if same_line and first.line:
             out["L"] = first.line
@@ -325,10 +322,9 @@ def named_tests(row: Mapping[str, Any]) -> list[str]:
     test = row.get("test")
     if test is None:
         return []
-    for key, template in (("subtests", "{} {}"), ("cases", "{}{}")):
-        if key in row:
-            cases = [re.sub(r" L\d+$", "", str(case)) for case in row[key]]
-            return [template.format(test, case) for case in cases]
+    if "subtests" in row:
+        cases = [re.sub(r" L\d+$", "", str(case)) for case in row["subtests"]]
+        return [f"{test} {case}" for case in cases]
     also = row.get("also") or []
     parts = also if isinstance(also, list) else _split_top(str(also))
     return [str(test)] + [re.sub(r" L\d+$", "", str(part)) for part in parts]
@@ -439,8 +435,8 @@ def _select(run: Run, focus: str) -> list[Failure]:
 def _groups(
     shown: Sequence[Failure], cause_of: Mapping[int, Cause]
 ) -> list[tuple[Cause, tuple[Failure, ...]]]:
-    """One group per cause per file; a test failing in several cases gets its own group,
-    so its name is written once (``test=... cases=[...]``)."""
+    """One group per cause per file; a test failing in several cases (parameters,
+    subtests) gets its own group, so its cases are listed together."""
     by_key: dict[tuple[str, int, str], list[Failure]] = {}
     for failure in shown:
         cause = cause_of[id(failure)]
