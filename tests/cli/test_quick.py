@@ -110,3 +110,23 @@ def test_a_reduced_command_loads_no_dataclasses(tmp_path: Path) -> None:
     loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
     assert "agentout.reducers.spec" in loaded  # the probe sees our modules
     assert not loaded & {"dataclasses", "inspect", "importlib.metadata", "bpe_openai"}
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--max-tokens", "-1", "--", "true"], "--max-tokens"),
+        (["--max-tokens", "many", "--", "true"], "--max-tokens"),
+        (["--timeout", "0", "--", "true"], "--timeout"),
+        (["--shell=yes", "echo hi"], "--shell"),
+        (["-v", "--", "true"], "-v"),
+    ],
+)
+def test_a_bad_line_is_one_message_and_status_2(
+    args: list[str], named: str, tmp_path: Path
+) -> None:
+    status, out, err = _agentout(QUICK, ["run", *args], tmp_path)
+    assert (status, out) == (2, "")
+    assert named in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "spill").exists()  # nothing written for a line that did not run
