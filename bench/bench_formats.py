@@ -2,7 +2,7 @@
 
 The peers are plain ``json.dumps`` renderings, pretty (indent=2) and compact. The
 agentout columns are real outputs: the data read by the source ``agentout fit`` uses
-(``agentout.sources.data``), then ``pack(result, format=...)`` with no budget, header
+(``agentout.read.data``), then ``pack(result, format=...)`` with no budget, header
 line included: what ``agentout fit`` prints when everything fits.
 """
 
@@ -19,7 +19,7 @@ from _common import ROOT, SHARED_DATA, quick, table, verdict
 from agentout import pack
 from agentout.formats import Format
 from agentout.formats.toon import TAB_FORMAT
-from agentout.sources.data import data_records
+from agentout.read.data import data_records
 
 TOKENIZER = "o200k_base"
 GITHUB_REPOS = "github-repos.json"

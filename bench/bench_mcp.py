@@ -7,7 +7,7 @@ line range each call, so every call reads the whole file). Every call must succe
 (no exception, no `isError`), and every result must be within its max_tokens.
 
 Peer, measured in the same run: the same library call made directly in this process
-(`agentout.count`, `agentout.page.page`), so the ratio is the cost of MCP (JSON-RPC, HTTP,
+(`agentout.count`, `agentout.store.page.page`), so the ratio is the cost of MCP (JSON-RPC, HTTP,
 the SDK, argument validation) plus, under load, queueing for the machine's cores. A
 single client calling one at a time is measured too, to separate the two.
 
@@ -32,8 +32,8 @@ from _common import WALL, quick, ratio, seconds, table, verdict
 from agentout.mcp.child import serve_http
 from agentout.mcp.config import namespace_for
 from agentout.mcp.guard import Roots
-from agentout.page import LineRange, page
-from agentout.spill import SpillStore
+from agentout.store.page import LineRange, page
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
 
 SERVE = [sys.executable, "-c", "from agentout.cli import main; main()", "serve"]
@@ -366,8 +366,8 @@ def hostile_input() -> str:
 
     from markdown_it import MarkdownIt
 
-    from agentout.page import page
     from agentout.sources.notes import load_vault
+    from agentout.store.page import page
 
     sizes = (16_000, 64_000) if quick() else (64_000, 256_000)
     plain = MarkdownIt("commonmark")

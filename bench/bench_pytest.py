@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from agentout.formats.records import parse  # noqa: E402
-from agentout.sources.testing.report import failures_of, named_tests  # noqa: E402
+from agentout.sources.testing.readback import failures_of, named_tests  # noqa: E402
 from agentout.sources.testing.settings import AGENT_ENV_VARS, FOCUS_MODES, SETTINGS  # noqa: E402
 from agentout.tokens import count  # noqa: E402
 

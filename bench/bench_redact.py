@@ -259,9 +259,9 @@ def _startup(n: int, work: Path) -> list[str]:
 
 
 def _pages(n: int, size: int, work: Path) -> list[str]:
-    from agentout.page import page
     from agentout.redact import default_redactor
-    from agentout.spill import SpillStore
+    from agentout.store.page import page
+    from agentout.store.spill import SpillStore
 
     store = SpillStore(work / "spill")
     ref = store.write_text(log_text(size).decode("utf-8", "replace"), kind="run").ref

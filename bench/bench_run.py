@@ -26,7 +26,7 @@ from pathlib import Path
 
 from _common import ROOT, quick, ratio, rounds, seconds, table, verdict
 from agentout.sources.command import run
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
 
 LOGS = ROOT / "examples" / "logs"
@@ -163,8 +163,8 @@ _SPILL = (
     + """
 import json, sys, time
 from pathlib import Path
-from agentout.deliver import deliver_jsonl
-from agentout.spill import SpillStore
+from agentout.deliver.hybrid import deliver_jsonl
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
 store = SpillStore(Path(sys.argv[2]))
 count("load the tokenizer tables first, to tell their fixed size from the streaming cost")

@@ -13,7 +13,7 @@ agent's shell tool runs it (no TTY, stdout and stderr through one pipe):
 - agentout: ``agentout run -- CMD`` as this branch installs it, a black box.
 
 For each: the tokens of what the agent receives (o200k_base, exact) and how many of the
-case's facts it keeps (agentout.facts: the values an agent needs, taken from the raw
+case's facts it keeps (agentout.reducers.facts: the values an agent needs, taken from the raw
 output, kept when one block of the output holds all of them, each as a whole token). For
 the small commands (``timed``), the wall time of each, median of interleaved rounds.
 
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _common import rounds, seconds, table, verdict
-from agentout.facts import Fact, lost
+from agentout.reducers.facts import Fact, lost
 from agentout.tokens import count
 from shell.capture import Captured, capture, rtk_rewrite
 from shell.cases import BENCH, Case

@@ -34,7 +34,7 @@ def agentout_command() -> list[str]:
 
 
 # What ``agentout run`` imports from the standard library on a small command's path (not
-# dataclasses: agentout.value says why; tests/cli/test_quick.py holds it out).
+# dataclasses: agentout.frozen says why; tests/cli/test_quick.py holds it out).
 RUN_STDLIB = "re, json, subprocess, threading, typing, pathlib"
 
 
@@ -55,7 +55,7 @@ def _run_commands() -> dict[str, list[str]]:
 
 
 # As many frozen classes of a few fields as a run's path has, made as dataclasses and as
-# agentout.value.Value subclasses: why the run path uses the latter.
+# agentout.frozen.Frozen subclasses: why the run path uses the latter.
 _CLASSES = 17
 
 
@@ -65,12 +65,12 @@ def _class_commands() -> dict[str, list[str]]:
         f"@dataclass(frozen=True)\nclass C{i}:\n{fields}" for i in range(_CLASSES)
     )
     init = "    def __init__(self, a, b='', c=(), d=None):\n        self._set(a=a, b=b, c=c, d=d)\n"
-    as_values = "import re\nfrom agentout.value import Value\n" + "".join(
-        f"class C{i}(Value):\n{init}" for i in range(_CLASSES)
+    as_values = "import re\nfrom agentout.frozen import Frozen\n" + "".join(
+        f"class C{i}(Frozen):\n{init}" for i in range(_CLASSES)
     )
     return {
         f"{_CLASSES} frozen dataclasses": [sys.executable, "-c", as_dataclasses],
-        f"{_CLASSES} `Value` classes": [sys.executable, "-c", as_values],
+        f"{_CLASSES} `Frozen` classes": [sys.executable, "-c", as_values],
     }
 
 
@@ -183,12 +183,12 @@ def main() -> str:
             f"{seconds(bare_wall.median)} and those standard-library imports "
             f"{seconds(floor_wall.median - bare_wall.median)} more; agentout's own modules "
             f"and work are the other {seconds(run_wall.median - floor_wall.median)}.",
-            f"Why the run path's {_CLASSES} frozen classes are `agentout.value.Value`s, not "
+            f"Why the run path's {_CLASSES} frozen classes are `agentout.frozen.Frozen`s, not "
             "dataclasses (a fresh Python defining them, four fields each, taking turns):",
             table(["program", "wall median", "wall best", "CPU median"], class_rows),
             f"Dataclasses would cost each command "
             f"{seconds(as_dataclasses.median - as_values.median)} more (median), "
-            f"{ratio(paired_ratio(as_dataclasses, as_values))} the `Value` program's time.",
+            f"{ratio(paired_ratio(as_dataclasses, as_values))} the `Frozen` program's time.",
         ]
     )
 

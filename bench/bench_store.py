@@ -200,8 +200,8 @@ def _measure(server: Any, work: Path, size: int) -> str:
         exact = _sha(iter(lambda: body.read(MB), b"")) == _sha(iter(lambda: handle.read(MB), b""))
 
     # One page, as another machine reads it: count the ranged reads' bytes.
-    from agentout.page import LineRange, page
-    from agentout.spill import SpillStore
+    from agentout.store.page import LineRange, page
+    from agentout.store.spill import SpillStore
 
     os.environ["AGENTOUT_SPILL_DIR"] = str(work / "reader")
     name = key.rsplit("/", 1)[1]

@@ -8,7 +8,7 @@ prepared as the bench prepares it, and writes, per case:
         output       the raw bytes, stdout and stderr merged in order through one pipe
                      (output.gz instead, gzip with no name or time, when over 200 KB)
         exit         the exit status, as a shell reports it
-        facts.json   the facts an agent needs from it (agentout.facts.dumps)
+        facts.json   the facts an agent needs from it (agentout.reducers.facts.dumps)
 
     .venv/bin/python scripts/record_command_fixtures.py
     .venv/bin/python scripts/record_command_fixtures.py --only git-status,ruff
@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from agentout.facts import dumps  # noqa: E402
+from agentout.reducers.facts import dumps  # noqa: E402
 from shell.capture import capture  # noqa: E402
 from shell.cases import ALL, Case  # noqa: E402
 from shell.tools import prepare_tools  # noqa: E402

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from agentout.facts import Fact, loads
+from agentout.reducers.facts import Fact, loads
 
 COMMANDS = Path(__file__).resolve().parent / "fixtures" / "commands"
 

@@ -33,7 +33,7 @@ def reference_tiktoken(tmp_path_factory: pytest.TempPathFactory) -> ReferenceTik
 def _private_ledger(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """No test writes the user's savings ledger (agentout.ledger): the session has its own,
+    """No test writes the user's savings ledger (agentout.ledger.book): the session has its own,
     written before a command returns (the detached recorder is tested on its own)."""
     path = tmp_path_factory.getbasetemp() / "ledger.sqlite3"
     monkeypatch.setenv("AGENTOUT_LEDGER_DB", str(path))

@@ -225,7 +225,7 @@ def test_tasks_token_section_runs_make_check(tmp_path: Path) -> None:
 
 def test_run_bench_reads_the_raw_envelope(tmp_path: Path) -> None:
     bench_run = importlib.import_module("bench_run")
-    from agentout.spill import SpillStore
+    from agentout.store.spill import SpillStore
 
     lines = ["a", "b", "error: x", "c", "d"]
     shown = "[… 2 lines · agentout show 0123456789abcdef --lines 1:2]\nerror: x\nwarning ×3\nd"

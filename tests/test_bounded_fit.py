@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import agentout.fit
+import agentout.sources.fit
 from agentout.errors import InputError
-from agentout.fit import fit
 from agentout.pack import Packed, pack
+from agentout.read.data import read_data
 from agentout.records import Result
-from agentout.sources.data import read_data
+from agentout.sources.fit import fit
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "data"
 FILES = sorted(p for p in EXAMPLES.iterdir() if p.suffix in {".json", ".jsonl", ".log"})
@@ -80,7 +80,7 @@ def test_the_records_that_cannot_be_shown_are_counted_not_kept(
         seen.append(result)
         return pack(result, **options)
 
-    monkeypatch.setattr(agentout.fit, "pack", spy)
+    monkeypatch.setattr(agentout.sources.fit, "pack", spy)
     packed = fit(io.BytesIO(jsonl(rows)), max_tokens=50, name="in")
     fit(io.BytesIO(jsonl(rows)), max_chars=300, name="in")
     fit(io.BytesIO(jsonl(rows)), preset="agent", name="in")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentout.budget import DEFAULT_SECTIONS, Budget
+from agentout.pack.budget import DEFAULT_SECTIONS, Budget
 from agentout.tokens import count, get_tokenizer
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agentout.facts import lost
+from agentout.reducers.facts import lost
 from command_fixtures import COMMANDS, Fixture, fixtures
 
 FAMILIES = ("git", "files", "search", "tests", "lint", "build", "logs", "generic")

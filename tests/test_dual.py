@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentout.deliver import deliver_records
-from agentout.dual import Progress, ToolResult, format_for_llm, format_for_user
+from agentout.deliver.dual import Progress, ToolResult, format_for_llm, format_for_user
+from agentout.deliver.hybrid import deliver_records
 from agentout.formats.raw import closing_fields
 from agentout.tokens import count
 

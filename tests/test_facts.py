@@ -1,4 +1,4 @@
-"""agentout.facts: whether an output keeps the values an agent needs, block by block."""
+"""agentout.reducers.facts: whether an output keeps the values an agent needs, block by block."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentout.errors import InputError
-from agentout.facts import Fact, dumps, extract, kept, loads, lost, normalise
+from agentout.reducers.facts import Fact, dumps, extract, kept, loads, lost, normalise
 
 RUFF = Fact("ruff", ("src/a.py", "12", "5", "E501"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentout.probe import bisect, gallop
+from agentout.tokens.probe import bisect, gallop
 
 
 @given(st.lists(st.booleans(), min_size=1, max_size=200))

@@ -89,7 +89,7 @@ def test_the_pytest_plugin_imports_nothing_it_does_not_use() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == [
-        "agentout,agentout._lazy,agentout.sources,agentout.sources.testing,"
+        "agentout,agentout._lazy,agentout._version,agentout.sources,agentout.sources.testing,"
         "agentout.sources.testing.plugin,"
         "agentout.sources.testing.settings"
     ]
@@ -99,15 +99,15 @@ def test_every_exported_name_loads_from_its_module() -> None:
     import importlib
 
     homes = {
-        "Budget": "budget",
-        "Delivery": "deliver",
+        "Budget": "pack.budget",
+        "Delivery": "deliver.hybrid",
         "View": "records",
         "count": "tokens",
         "pack": "pack",
-        "SpillStore": "spill",
-        "ToolResult": "dual",
+        "SpillStore": "store.spill",
+        "ToolResult": "deliver.dual",
         "InputError": "errors",
-        "smart_truncate": "truncate",
+        "smart_truncate": "tokens.truncate",
     }
     for name, module in homes.items():
         assert getattr(agentout, name) is getattr(

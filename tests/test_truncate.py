@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentout.tokens import count, get_tokenizer
-from agentout.truncate import (
+from agentout.tokens.truncate import (
     smart_truncate,
     truncate_list,
     truncate_mapping,

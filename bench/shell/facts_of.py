@@ -1,8 +1,8 @@
 """What an agent needs from each command's output, as rules that pick facts from raw text.
 
 Each rule is a label and a regular expression (``re.MULTILINE``) whose groups are the
-values of one fact (see agentout.facts); an extractor applies its rules in order and keeps
-each fact once. Rules read the raw output as ``agentout.facts`` reads it (no ANSI colour,
+values of one fact (see agentout.reducers.facts); an extractor applies its rules in order and keeps
+each fact once. Rules read the raw output as ``agentout.reducers.facts`` reads it (no ANSI colour,
 ``\\n`` line ends), so a fact is always kept by the raw output it came from.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agentout.facts import Fact, extract, normalise
+from agentout.reducers.facts import Fact, extract, normalise
 
 Extractor = Callable[[str], list[Fact]]
 Rule = tuple[str, str]

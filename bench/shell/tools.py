@@ -53,7 +53,7 @@ class Tools:
 def cache_dir() -> Path:
     from platformdirs import user_cache_dir
 
-    from agentout.spill import private_dir
+    from agentout.store.spill import private_dir
 
     path = Path(os.environ.get(CACHE_ENV) or Path(user_cache_dir("agentout-bench")) / "shell")
     private_dir(path, "the bench's tool cache")

@@ -17,17 +17,18 @@ import sys
 import types
 
 from agentout._lazy import attach
+from agentout._version import __version__
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (the hook is timed)
 
 if TYPE_CHECKING:
-    from agentout.budget import Budget
-    from agentout.deliver import Delivery, deliver_jsonl, deliver_records
-    from agentout.dual import ToolResult, format_for_llm, format_for_user
+    from agentout.deliver.dual import ToolResult, format_for_llm, format_for_user
+    from agentout.deliver.hybrid import Delivery, deliver_jsonl, deliver_records
     from agentout.errors import AgentoutError, InputError
     from agentout.pack import PRESETS, Packed, Preset, pack
+    from agentout.pack.budget import Budget
     from agentout.records import Document, Lines, Record, Result, Stats, View
-    from agentout.spill import SpillRef, SpillStore
+    from agentout.store.spill import SpillRef, SpillStore
     from agentout.tokens import (
         Chars4,
         Tokenizer,
@@ -38,18 +39,23 @@ if TYPE_CHECKING:
         fits,
         get_tokenizer,
     )
-    from agentout.truncate import smart_truncate, truncate_list, truncate_mapping, truncate_string
+    from agentout.tokens.truncate import (
+        smart_truncate,
+        truncate_list,
+        truncate_mapping,
+        truncate_string,
+    )
 
 # The names load on first use (PEP 562): the pytest plugin lives in this package and is
 # imported by every pytest run, so importing ``agentout`` itself must cost next to nothing.
 _HOMES = {
-    "agentout.budget": ("Budget",),
-    "agentout.deliver": ("Delivery", "deliver_jsonl", "deliver_records"),
-    "agentout.dual": ("ToolResult", "format_for_llm", "format_for_user"),
+    "agentout.pack.budget": ("Budget",),
+    "agentout.deliver.hybrid": ("Delivery", "deliver_jsonl", "deliver_records"),
+    "agentout.deliver.dual": ("ToolResult", "format_for_llm", "format_for_user"),
     "agentout.errors": ("AgentoutError", "InputError"),
     "agentout.pack": ("PRESETS", "Packed", "Preset", "pack"),
     "agentout.records": ("Document", "Lines", "Record", "Result", "Stats", "View"),
-    "agentout.spill": ("SpillRef", "SpillStore"),
+    "agentout.store.spill": ("SpillRef", "SpillStore"),
     "agentout.tokens": (
         "Chars4",
         "Tokenizer",
@@ -60,7 +66,7 @@ _HOMES = {
         "fits",
         "get_tokenizer",
     ),
-    "agentout.truncate": (
+    "agentout.tokens.truncate": (
         "smart_truncate",
         "truncate_list",
         "truncate_mapping",
@@ -86,8 +92,6 @@ class _Package(types.ModuleType):
 
 sys.modules[__name__].__class__ = _Package
 
-
-__version__ = "0.1.0"
 
 __all__ = [
     "PRESETS",

@@ -1,4 +1,5 @@
-"""agentout's user directories (config, cache, data), where platformdirs puts them.
+"""agentout's user directories (config, cache, data), where platformdirs puts them, and
+the private directories it keeps its files in.
 
 Every command needs one, and importing platformdirs costs about as much as the rest of a
 small ``agentout run``; on Linux the XDG base directories are read here instead, as
@@ -8,11 +9,16 @@ platformdirs reads them (a relative ``$XDG_*_HOME`` is ignored, as the spec says
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["user_dir"]
+from agentout.errors import SpillError
+
+ENV_CONFIG = "AGENTOUT_CONFIG_DIR"
+
+__all__ = ["ENV_CONFIG", "config_dir", "private_dir", "user_dir"]
 
 _XDG = {
     "config": ("XDG_CONFIG_HOME", ".config"),
@@ -37,3 +43,41 @@ def user_dir(kind: Literal["config", "cache", "data"]) -> Path:
         "data": platformdirs.user_data_dir,
     }[kind]
     return Path(found("agentout"))
+
+
+def config_dir() -> Path:
+    """The user's agentout config directory (``$AGENTOUT_CONFIG_DIR`` wins)."""
+    configured = os.environ.get(ENV_CONFIG)
+    if configured:
+        return Path(configured).expanduser()
+    return user_dir("config")
+
+
+def private_dir(path: Path, what: str) -> None:
+    """Make ``path`` a private directory agentout may use: create it (and its parents)
+    0700, refuse a symlink, a non-directory or another user's folder, tighten its mode.
+
+    Raises SpillError naming ``what`` ("the spill store", "the notes cache").
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            pass  # another process made it first; checked below like any existing one
+        except OSError as exc:
+            raise SpillError(f"{path}: cannot create {what}: {exc.strerror}") from exc
+        info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        raise SpillError(f"{path}: {what} is a symlink; refusing to use it")
+    if not stat.S_ISDIR(info.st_mode):
+        raise SpillError(f"{path}: {what} is not a directory")
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise SpillError(f"{path}: {what} is not owned by you; refusing to use it")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        try:
+            os.chmod(path, 0o700)
+        except OSError as exc:
+            raise SpillError(f"{path}: cannot make {what} private: {exc}") from exc

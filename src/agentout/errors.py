@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["AgentoutError", "InputError"]
+__all__ = ["AgentoutError", "InputError", "SpillError"]
 
 
 class AgentoutError(Exception):
@@ -22,3 +22,8 @@ class InputError(AgentoutError):
         self.message, self.path, self.line, self.column = message, path, line, column
         where = [str(p) for p in (path, line, column) if p is not None]
         super().__init__(":".join(where) + ": " + message if where else message)
+
+
+class SpillError(AgentoutError):
+    """A private directory or the store is unsafe, or a reference is not a file agentout
+    spilled there."""

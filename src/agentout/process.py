@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import FrameType
 from typing import IO, Any
 
-from agentout.value import Value
+from agentout.frozen import Frozen
 
 __all__ = [
     "GRACE_SECONDS",
@@ -51,7 +51,7 @@ _TICK = 0.25  # how often a quiet read loop looks at the clock, the cancel flag 
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-class CommandOutcome(Value):
+class CommandOutcome(Frozen):
     """How a command ended: the status a shell would report, and why if it did not run.
 
     ``duration`` is the child's own wall time, from its start to its exit.

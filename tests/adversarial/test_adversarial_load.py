@@ -11,7 +11,7 @@ from pathlib import Path
 from adversarial_support import AGENTOUT, peak_rss_kib, stored
 
 from agentout.formats.raw import closing_fields
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 RUNS = 16  # at once, on two cores: the store's atomic commits are what is tested
 SIZE = 1 << 20

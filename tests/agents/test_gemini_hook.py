@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from agentout import facts
 from agentout.agents import gemini_shell, hook
 from agentout.agents.hook import answer
+from agentout.reducers import facts
 from agentout.tokens import get_tokenizer
 from command_fixtures import Fixture, fixtures
 
@@ -181,7 +181,7 @@ def test_small_output_is_left_alone(private: Path) -> None:
 
 
 def test_the_ledger_counts_what_the_model_reads(tmp_path: Path) -> None:
-    from agentout import ledger
+    from agentout.ledger import book as ledger
 
     (fixture,) = [f for f in fixtures("git") if f.name == "git-log"]
     content = llm_content(_text(fixture))
@@ -311,7 +311,7 @@ def test_a_large_mcp_result_is_cut_to_the_budget(private: Path) -> None:
     assert found is not None
     (stored,) = private.rglob(found.group(1))
     assert stored.read_bytes() == (text + "\npage 2 of 2").encode()  # complete, both parts
-    from agentout import ledger
+    from agentout.ledger import book as ledger
 
     (row,) = ledger.rows(private.parent / "ledger.sqlite3")
     assert (row.tool, row.command) == ("hook", "mcp_logs_tail")

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from agentout.cli.clean import parse_age
 from agentout.cli.main import cli
 from agentout.formats.raw import closing_fields
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from agentout import tokens
 from agentout.cli.main import cli
-from agentout.tree import text_files
+from agentout.read.tree import text_files
 
 
 def run(*args: str, input: str | None = None) -> Any:

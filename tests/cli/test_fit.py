@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from agentout.cli.main import cli
 from agentout.formats.records import parse
-from agentout.sources import _text
+from agentout.read import text as _text
 
 Count = Callable[..., int]  # the tiktoken_count fixture (conftest.py)
 
@@ -230,9 +230,9 @@ def test_fit_never_passes_the_budget_and_shows_whole_records(
 
 def test_a_large_input_prints_what_packing_every_record_would(tmp_path: Path) -> None:
     # fit keeps only the records the budget could show; the output must not tell.
-    from agentout.fit import fit
     from agentout.pack import pack
-    from agentout.sources.data import read_data
+    from agentout.read.data import read_data
+    from agentout.sources.fit import fit
 
     path = tmp_path / "rows.jsonl"
     path.write_text(
@@ -333,7 +333,7 @@ def test_files_that_cannot_be_read_are_named(
 
 def test_the_input_formats_offered_are_the_sources() -> None:
     from agentout.cli.fit import INPUT_FORMATS as offered
-    from agentout.sources.data import INPUT_FORMATS
+    from agentout.read.data import INPUT_FORMATS
 
     assert offered == INPUT_FORMATS
 

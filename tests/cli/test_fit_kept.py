@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentout.cli.main import cli
-from agentout.fit import fit
 from agentout.formats.records import parse
-from agentout.page import LineRange
-from agentout.page_records import page_records
-from agentout.spill import SpillStore
+from agentout.sources.fit import fit
+from agentout.store.page import LineRange
+from agentout.store.page_records import page_records
+from agentout.store.spill import SpillStore
 
 ROOT = Path(__file__).parents[2]
 INCIDENTS = ROOT / "examples" / "data" / "incidents.json"
@@ -284,7 +284,7 @@ KINDS = {
 def test_show_records_reads_the_kept_file_as_fit_read_it(
     store: SpillStore, tmp_path: Path, name: str
 ) -> None:
-    from agentout.sources.data import read_data
+    from agentout.read.data import read_data
 
     source = tmp_path / name
     source.write_text(KINDS[name])

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from agentout.cli.main import cli
 from agentout.formats.raw import closing_fields
 from agentout.formats.records import parse
-from agentout.spill import SpillStore
+from agentout.read.visible import terminal_text
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
-from agentout.visible import terminal_text
 
 ROOT = Path(__file__).parents[2]
 LOGS = ROOT / "examples" / "logs"

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from agentout.cli.main import cli
 from agentout.formats.records import parse
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
 
 

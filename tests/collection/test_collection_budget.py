@@ -22,7 +22,7 @@ from agentout.formats.records import parse
 from agentout.sources.collection.load import LoadReport, load
 from agentout.sources.collection.query import query
 from agentout.sources.collection.views import to_record
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 ROOT = Path(__file__).parents[2]
 SEVERITIES = ["critical", "high", "medium", "low"]

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from agentout.errors import InputError
+from agentout.read.data import MAX_DEPTH, data_records, read_data
+from agentout.read.safe_yaml import MAX_ALIAS_NODES, load_documents
 from agentout.sources.collection.load import MAX_LINE_BYTES, Item, LoadReport, load
-from agentout.sources.collection.safe_yaml import MAX_ALIAS_NODES, load_documents
-from agentout.sources.data import MAX_DEPTH, data_records, read_data
 
 
 def _load(*paths: Path | str) -> tuple[list[Item], LoadReport]:

@@ -16,7 +16,7 @@ from agentout.formats.records import parse
 from agentout.sources.collection.load import Item
 from agentout.sources.collection.query import CollectionError, Where, query
 from agentout.sources.collection.views import ViewSpec, to_record
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 
 def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agentout.errors import InputError
-from agentout.sources.collection import safe_yaml
+from agentout.read import safe_yaml
 
 TEXT = "id: a\non: push\ntags: [x, y]\nnested: {deep: [1, {k: v}]}\n"
 

@@ -29,7 +29,7 @@ from agentout.formats._json import UNSAFE
 from agentout.formats.csv import read as read_csv
 from agentout.formats.records import parse
 from agentout.formats.toon import TAB_FORMAT
-from agentout.values import Cut, NumberText
+from agentout.records.values import Cut, NumberText
 
 
 @pytest.fixture(autouse=True)

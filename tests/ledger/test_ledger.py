@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from agentout import ledger
 from agentout.cli.gain import parse_since
 from agentout.cli.main import cli
-from agentout.ledger_report import Report, as_csv, period_key
+from agentout.ledger import book as ledger
+from agentout.ledger.report import Report, as_csv, period_key
 
 AGENTOUT = [sys.executable, "-c", "from agentout.cli import main; main()"]
 MARKER = "zq-output-marker-7f3a"

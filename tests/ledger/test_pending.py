@@ -13,18 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from agentout import ledger
+from agentout.ledger import book as ledger
 from agentout.tokens import count
 
 WRITER = """
 import sys
-from agentout import ledger
+from agentout.ledger import book as ledger
 for i in range(int(sys.argv[2])):
     ledger.record_later(tool="run", command=f"{sys.argv[1]} {i}", delivered=f"line {i}\\n")
 """
 DELIVER = """
 import json, sys
-from agentout import ledger
+from agentout.ledger import book as ledger
 for delivery in json.loads(sys.argv[1]):
     ledger.record_later(tool="run", **delivery)
 """
@@ -102,7 +102,7 @@ def test_many_writers_while_counting_lose_nothing(db: Path, tmp_path: Path) -> N
 def test_a_large_pending_file_is_counted_by_a_detached_recorder(db: Path) -> None:
     env = {**os.environ, ledger.ENV_DB: str(db)}
     env.pop(ledger.ENV_SYNC, None)
-    code = WRITER.replace("import ledger\n", "import ledger\nledger.PENDING_BYTES = 1\n")
+    code = WRITER.replace("as ledger\n", "as ledger\nledger.PENDING_BYTES = 1\n")
     subprocess.run([sys.executable, "-c", code, "big", "1"], env=env, check=True, timeout=60)
     deadline = time.monotonic() + 60
     while ledger.pending_path().exists() and time.monotonic() < deadline:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 REPO = Path(__file__).parents[2]
 

@@ -20,7 +20,7 @@ from mcp.types import CallToolResult
 from agentout.mcp.child import serve_http
 from agentout.mcp.guard import Allowlist, Roots
 from agentout.mcp.server import ServerConfig, create_server
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
 
 T = TypeVar("T")

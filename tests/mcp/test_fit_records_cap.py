@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agentout.mcp import fit
+from agentout.read.data import object_record
 from agentout.records import Result
-from agentout.sources.data import object_record
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 
 @pytest.mark.parametrize("budget", [200, 600, 2000])

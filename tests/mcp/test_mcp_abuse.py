@@ -29,7 +29,7 @@ from agentout.mcp.child import SERVE
 from agentout.mcp.config import namespace_for
 from agentout.mcp.guard import Roots
 from agentout.mcp.tokenizers import CACHED_FILES
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 AGENTOUT = [SERVE[0], "-c", "from agentout.cli import main; main()"]
 GRACE = 6.0  # seconds: no process of a call's group may be alive this long after a stop

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentout.mcp.fit import MIN_TOKENS, Limits, compact_json, fit_text, fit_value
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
 
 LINE = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=50)

@@ -17,7 +17,7 @@ from mcp_support import links, run, structured_tokens, text_tokens, texts
 from pydantic import BaseModel, Field
 
 from agentout.mcp.middleware import BudgetMiddleware, budget_server, budgeted
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 
 class Hit(BaseModel):
@@ -321,7 +321,7 @@ def issues(n: int) -> list[dict[str, Any]]:
 
 
 def test_seventy_three_issues_show_as_many_as_fit_does(store: SpillStore, tmp_path: Path) -> None:
-    from agentout.fit import fit
+    from agentout.sources.fit import fit
 
     server = MCPServer("issues")
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from agentout.mcp.fit import MIN_TOKENS
 from agentout.mcp.middleware import budgeted
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 EXAMPLES = settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

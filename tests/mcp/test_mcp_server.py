@@ -11,7 +11,7 @@ from mcp_support import (
     tools,
 )
 
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
 
 BUDGETED = {"read_output", "query_records", "notes_context", "run_tests", "cleanup_temp_files"}

@@ -13,7 +13,7 @@ from mcp_support import (
     texts,
 )
 
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 
 def test_cleanup_reports_count_bytes_and_files(project: Path, store: SpillStore) -> None:

@@ -12,7 +12,7 @@ from mcp_support import (
     texts,
 )
 
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
 
 

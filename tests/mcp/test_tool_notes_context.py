@@ -15,7 +15,7 @@ from mcp_support import (
 )
 
 from agentout.formats.records import parse
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 
 def test_notes_context_warns_first_and_fits(project: Path, store: SpillStore) -> None:

@@ -18,7 +18,7 @@ from mcp_support import (
 )
 
 from agentout.formats.records import parse
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 
 def test_query_records_spills_the_matching_set_and_links_it(

@@ -14,7 +14,7 @@ from mcp_support import (
 )
 
 from agentout.formats.raw import closing_fields
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
 
 

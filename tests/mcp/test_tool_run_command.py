@@ -18,7 +18,7 @@ from mcp_support import (
 )
 
 from agentout.formats.raw import closing_fields
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 
 def test_run_command_is_listed_only_with_an_allowlist(project: Path, store: SpillStore) -> None:

@@ -13,7 +13,7 @@ from mcp_support import (
 )
 
 from agentout.formats.records import parse
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 
 def test_run_tests_reports_the_failure_and_links_the_full_report(

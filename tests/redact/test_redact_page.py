@@ -1,6 +1,6 @@
 """A page never shows a secret, whatever the stored file holds: one stored with
 ``--keep-secrets``, or by an agentout that did not redact. ``agentout show`` and the MCP
-``read_output`` tool both page through ``agentout.page.page``."""
+``read_output`` tool both page through ``agentout.store.page.page``."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import secrets_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentout.page import LineRange, page
 from agentout.redact import Redactor
-from agentout.spill import SpillStore
+from agentout.store.page import LineRange, page
+from agentout.store.spill import SpillStore
 
 TOKENS = secrets_corpus.planted_tokens(random.Random(13))
 KEY_BODY = [f"MIIEpAIBAAKCAQEA{i:02d}" + "x9Y8z7W6v5U4t3S2r1Q0p" * 2 for i in range(6)]

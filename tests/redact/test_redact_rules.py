@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from agentout.redact import Redactor, _rules
+from agentout.redact._patterns import valid_jwt
 from agentout.redact._rules import EXCLUDED, PLUGINS, RuleSet, load_rules, read_detect_secrets
-from agentout.redact._scan import valid_jwt
 
 TOKENS = secrets_corpus.planted_tokens(random.Random(11))
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agentout.reducers import cache, spec
+from agentout.reducers import cache
+from agentout.reducers import spec_file as spec
 from agentout.reducers.builtin import builtins
 
 BUILTIN = Path(spec.__file__).parent / "toml"

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from agentout.cli.main import cli
 from agentout.reducers import command_words, find
-from agentout.reducers.spec import SpecError, load_spec
+from agentout.reducers.spec import SpecError
+from agentout.reducers.spec_file import load_spec
 
 
 @pytest.fixture(autouse=True)

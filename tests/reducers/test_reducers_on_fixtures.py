@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agentout.capture import Capture
-from agentout.facts import lost
+from agentout.deliver.text import TextDelivery, TextSettings, deliver_output
 from agentout.reducers import find
-from agentout.sources.output import TextDelivery, TextSettings, deliver_output
-from agentout.spill import SpillStore
+from agentout.reducers.facts import lost
+from agentout.store.capture import Capture
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
 from command_fixtures import Fixture, fixtures
 

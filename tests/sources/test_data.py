@@ -15,9 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentout.errors import InputError
-from agentout.records import Record, Result
-from agentout.sources import _text
-from agentout.sources.data import (
+from agentout.read import text as _text
+from agentout.read.data import (
     INDEX_CHARS,
     MAX_DEPTH,
     TERSE_CHARS,
@@ -26,9 +25,10 @@ from agentout.sources.data import (
     data_records,
     read_data,
 )
+from agentout.records import Record, Result
+from agentout.records.values import Cut, NumberText
 from agentout.tokens import Chars4
-from agentout.truncate import truncate_string
-from agentout.values import Cut, NumberText
+from agentout.tokens.truncate import truncate_string
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "data"
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentout.errors import InputError
-from agentout.sources._stream import MAX_DEPTH, JsonParser, Reader, loads, loads_line
+from agentout.read.stream import MAX_DEPTH, JsonParser, Reader, loads, loads_line
 
 JSON = st.recursive(
     st.none()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 
 @pytest.fixture(autouse=True)

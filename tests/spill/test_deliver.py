@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentout.deliver import (
+from agentout.deliver.hybrid import (
     DEFAULT_INLINE_THRESHOLD,
     deliver_jsonl,
     deliver_records,
@@ -26,7 +26,7 @@ from agentout.deliver import (
 )
 from agentout.errors import InputError
 from agentout.formats.records import parse
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 from agentout.tokens import count
 
 property_settings = settings(
@@ -397,7 +397,7 @@ def test_memory_stays_flat_whatever_the_size(tmp_path: Path) -> None:
 
 def test_a_file_reference_is_packed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The hot path: the summary and the preview in one pack, not the summary first."""
-    import agentout.deliver as deliver_module
+    import agentout.deliver.hybrid as deliver_module
 
     calls = 0
     real_pack = deliver_module.pack

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentout.formats.records import parse
-from agentout.page import LineRange, page
-from agentout.spill import SpillError, SpillStore
+from agentout.store.page import LineRange, page
+from agentout.store.spill import SpillError, SpillStore
 from agentout.tokens import count
 
 property_settings = settings(

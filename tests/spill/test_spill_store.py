@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentout.spill import NAME_PATTERN, SpillError, SpillStore
+from agentout.store.spill import NAME_PATTERN, SpillError, SpillStore
 
 property_settings = settings(
     max_examples=60,

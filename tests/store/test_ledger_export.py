@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from agentout import ledger
-from agentout.ledger_export import COLUMNS, export, read_export, repository, to_record
+from agentout.ledger import book as ledger
+from agentout.ledger.export import COLUMNS, export, read_export, repository, to_record
 
 AGENTOUT = [sys.executable, "-m", "agentout"]
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from agentout.page import LineRange, page
-from agentout.spill import SpillError, SpillStore
 from agentout.store.address import RemoteAddress, StoreAddressError, parse_address
+from agentout.store.page import LineRange, page
+from agentout.store.spill import SpillError, SpillStore
 from agentout.store.upload import PART
 
 AGENTOUT = [sys.executable, "-m", "agentout"]

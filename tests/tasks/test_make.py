@@ -233,7 +233,7 @@ def test_line_shells_keep_output_in_the_callers_store(tmp_path, monkeypatch, tas
     """The MCP server runs commands with a store of its own: what the recipe lines keep
     is there, where its ``show`` reads, not in the user's store."""
     from agentout.sources.command import run
-    from agentout.spill import SpillStore
+    from agentout.store.spill import SpillStore
 
     needs("make")
     for name, value in task_env.items():

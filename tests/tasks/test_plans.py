@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from agentout.reducers import Output
-from agentout.tasks import prepare
-from agentout.tasks._blocks import TaskBlocks
-from agentout.tasks._line import label, reducer_words
-from agentout.tasks._plans import _make, _makefile_shell, _npm
-from agentout.tasks.shell import _command_at
+from agentout.sources.tasks import prepare
+from agentout.sources.tasks._blocks import TaskBlocks
+from agentout.sources.tasks._line import label, reducer_words
+from agentout.sources.tasks._plans import _make, _makefile_shell, _npm
+from agentout.sources.tasks.shell import _command_at
 
 
 def _makefile(tmp_path: Path, text: str) -> Path:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agentout.formats.records import parse
-from agentout.sources.testing.report import failures_of
+from agentout.sources.testing.readback import failures_of
 from agentout.sources.testing.settings import AGENT_ENV_VARS, SETTINGS
 
 pytest_plugins = ["pytester"]

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from agentout.facts import extract, lost
+from agentout.reducers.facts import extract, lost
 from agentout.reducers.lint import compiler_messages
 from agentout.sources.testing.model import Diagnostic, Run, run_from_json, run_to_json
-from agentout.sources.testing.report import failures_of, render
+from agentout.sources.testing.readback import failures_of
+from agentout.sources.testing.report import render
 from agentout.sources.testing.runners import readers
 
 RUNS = Path(__file__).resolve().parent / "runs"

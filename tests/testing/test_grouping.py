@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from tests.testing.conftest import error_type, failures, kinds, run
 
 from agentout.sources.testing.model import Counts, Failure, Run, cause_key, group_causes
-from agentout.sources.testing.report import failures_of, named_tests, render
+from agentout.sources.testing.readback import failures_of, named_tests
+from agentout.sources.testing.report import render
 from agentout.sources.testing.sites import site_shape
 
 _SITES = ["self.assertEqual", "self.assertTrue", "assert Eq f", "self.check_wrap", ""]

@@ -13,7 +13,8 @@ from tests.testing.conftest import error_type, failures, kinds, values_of
 from agentout.cli.main import cli
 from agentout.errors import InputError
 from agentout.sources.testing.junit import read_junit
-from agentout.sources.testing.report import named_tests, render
+from agentout.sources.testing.readback import named_tests
+from agentout.sources.testing.report import render
 
 SAMPLES = Path(__file__).parents[2] / "examples" / "junit"
 

@@ -11,7 +11,7 @@ import pytest
 from tests.testing.conftest import FAST, error_type, failures, kinds, line_of, run, values_of
 
 from agentout.formats.records import parse
-from agentout.sources.testing.report import named_tests
+from agentout.sources.testing.readback import named_tests
 from agentout.tokens import count
 
 FAILING = """

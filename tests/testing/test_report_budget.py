@@ -13,7 +13,8 @@ from agentout.formats.records import parse
 from agentout.pack import pack
 from agentout.records import Record
 from agentout.sources.testing.model import Counts, Failure, Run
-from agentout.sources.testing.report import build, named_tests
+from agentout.sources.testing.readback import named_tests
+from agentout.sources.testing.report import build
 from agentout.sources.testing.settings import FOCUS_MODES, MIN_LIMIT
 from agentout.tokens import count
 

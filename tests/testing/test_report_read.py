@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentout.errors import InputError
-from agentout.sources.testing.report import failures_of
+from agentout.sources.testing.readback import failures_of
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,8 @@ import pytest
 from tests.testing.conftest import error_type, values_of
 
 from agentout.sources.testing.model import Run, origin_file
-from agentout.sources.testing.report import failures_of, named_tests, render
+from agentout.sources.testing.readback import failures_of, named_tests
+from agentout.sources.testing.report import render
 from agentout.sources.testing.runners import RunnerError, TestRun, detect, readers, run_tests
 from agentout.sources.testing.runners.detect import pytest_args
 

@@ -18,7 +18,7 @@ from agentout import tokens
 from agentout.tokens import count, count_stream, count_until, get_tokenizer
 
 ENCODINGS = ("o200k_base", "cl100k_base")
-SRC = Path(tokens.__file__).parent
+SRC = Path(tokens.__file__).parents[1]
 
 
 def _corpus() -> dict[str, str]:

@@ -177,7 +177,7 @@ def decide_post(
 ) -> dict[str, Any] | None:
     """The hook's answer to one ``PostToolUse`` payload, or None for no answer.
 
-    ``config`` defaults to the user's config file (``agentout.config``). Raises
+    ``config`` defaults to the user's config file (``agentout.read.config``). Raises
     ``InputError`` for a bad config and ``FitFailed`` when the result cannot be fitted.
     """
     name = payload.get("tool_name")
@@ -185,7 +185,7 @@ def decide_post(
     if names is None:
         return None
     if config is None:
-        from agentout.config import config_path, load
+        from agentout.read.config import config_path, load
 
         source = config_path()
         config = load(source)

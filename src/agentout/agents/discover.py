@@ -2,7 +2,7 @@
 and on the MCP tool results it got.
 
 Each recorded shell call is replayed through the same library path ``agentout run``
-takes (``agentout.sources.output.deliver_output`` with the command's reducer, if one
+takes (``agentout.deliver.text.deliver_output`` with the command's reducer, if one
 matches), on the output the transcript holds, so the savings are exact counts: the
 tokens of the recorded output against the tokens of what ``agentout run`` would have
 printed for it. Each recorded MCP result goes through what the ``PostToolUse`` hook does
@@ -49,14 +49,14 @@ def _argv(command: str) -> tuple[tuple[str, ...], bool]:
 
 def replay(call: ShellCall, store_dir: Path, tokenizer: Any = None) -> Replay:
     from agentout import process
-    from agentout.capture import Capture
-    from agentout.deliver import resolve_threshold
+    from agentout.deliver.hybrid import resolve_threshold
+    from agentout.deliver.text import TextSettings, deliver_output
     from agentout.reducers import find
     from agentout.sources.command import CMD_CHARS
-    from agentout.sources.output import TextSettings, deliver_output
-    from agentout.spill import SpillStore
+    from agentout.store.capture import Capture
+    from agentout.store.spill import SpillStore
     from agentout.tokens import get_tokenizer
-    from agentout.truncate import clip
+    from agentout.tokens.truncate import clip
 
     counter = get_tokenizer(tokenizer)
     argv, shell = _argv(call.command)
@@ -167,7 +167,7 @@ def replay_mcp(call: McpCall, config: Any, store_dir: Path, source: str = "confi
     (the same when it is within its budget, a failed call, or agentout's own server)."""
     from agentout.agents.claude_mcp import Shaped, fit_body
     from agentout.mcp.budgets import budget_for, split_tool_name
-    from agentout.spill import SpillStore
+    from agentout.store.spill import SpillStore
     from agentout.tokens import get_tokenizer
 
     shaped = Shaped.of(call.response)

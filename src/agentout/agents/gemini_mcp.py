@@ -82,7 +82,7 @@ def _redactor() -> Any:
 
 def _record(tool: str, text: str, original: str, secrets: int, duration: float) -> None:
     """One ledger row: the tokens of the parts Gemini had against those of the answer."""
-    from agentout import ledger
+    from agentout.ledger import book as ledger
 
     if ledger.enabled():
         ledger.record_later(

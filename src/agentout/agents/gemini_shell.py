@@ -110,12 +110,12 @@ def _argv(command: str) -> tuple[list[str], str]:
 
 def reduced(shell: Shell, command: str) -> tuple[str, Any]:
     """(the output as ``agentout run`` would deliver it, the delivery)."""
-    from agentout.capture import Capture, resolve_threshold
+    from agentout.deliver.text import TextSettings, deliver_output
     from agentout.reducers import find
     from agentout.sources.command import CMD_CHARS
-    from agentout.sources.output import TextSettings, deliver_output
-    from agentout.spill import SpillStore
-    from agentout.truncate import clip
+    from agentout.store.capture import Capture, resolve_threshold
+    from agentout.store.spill import SpillStore
+    from agentout.tokens.truncate import clip
 
     argv, line = _argv(command)
     redactor = _redactor()
@@ -182,7 +182,7 @@ def _record(
 ) -> None:
     """One ledger row, as ``agentout run`` writes one: the tokens of the llmContent
     Gemini had against those of the one the model reads."""
-    from agentout import ledger
+    from agentout.ledger import book as ledger
 
     if ledger.enabled():
         ledger.record_later(

@@ -123,10 +123,10 @@ def record_delivery(
     duration: float | None = None,
     exit_status: int | None = None,
 ) -> None:
-    """One row in the savings ledger for what was just printed (``agentout.ledger``):
+    """One row in the savings ledger for what was just printed (``agentout.ledger.book``):
     its exact ``tokens=``, and the raw output's tokens when ``raw`` is given. Never fails
     the command; off with AGENTOUT_LEDGER=0."""
-    from agentout import ledger
+    from agentout.ledger import book as ledger
 
     if not ledger.enabled():
         return

@@ -48,7 +48,7 @@ def clean(older_than: str, dry_run: bool) -> None:
       agentout clean --older-than 0
       agentout clean --store s3://team-bucket/agentout --older-than 3d
     """
-    from agentout.spill import SpillStore
+    from agentout.store.spill import SpillStore
 
     seconds = parse_age(older_than)
     store = SpillStore.default()
@@ -64,7 +64,7 @@ def clean(older_than: str, dry_run: bool) -> None:
 
 
 def _count_pending_deliveries() -> None:
-    from agentout import ledger
+    from agentout.ledger import book as ledger
 
     if ledger.enabled() and ledger.pending_path().exists():
         with contextlib.suppress(OSError):  # the ledger never stops a clean

@@ -75,7 +75,7 @@ def count(files: tuple[str, ...], tokenizer: str | None, as_json: bool) -> None:
 
 
 def _file(path: str, tok: object) -> _Row:
-    from agentout.sources._text import display_name, read_text
+    from agentout.read.text import display_name, read_text
     from agentout.tokens import count_stream_cuts
 
     chars = _Chars(read_text(path))
@@ -85,7 +85,7 @@ def _file(path: str, tok: object) -> _Row:
 
 def _folder(path: str, tok: object) -> Iterator[_Row]:
     """Each text file of the folder, in order; what cannot be counted said on stderr."""
-    from agentout.tree import text_files
+    from agentout.read.tree import text_files
 
     tree = text_files(path)
     for name, reason in tree.skipped:

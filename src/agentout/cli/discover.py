@@ -46,7 +46,7 @@ def discover(
     from agentout.agents.discover import summarise, summarise_mcp
     from agentout.agents.transcripts import read
     from agentout.cli.gain import parse_since
-    from agentout.config import config_path, load
+    from agentout.read.config import config_path, load
 
     root = Path(path) if path else Path(config_dir()) / "projects"
     if not root.exists():

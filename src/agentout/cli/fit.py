@@ -19,10 +19,10 @@ from agentout.cli._options import (
 )
 
 if TYPE_CHECKING:
-    from agentout.sources.data import InputFormat
+    from agentout.read.data import InputFormat
 
 FORMATS = ("records", "json", "toon", "text", "auto")
-# as agentout.sources.data, kept light
+# as agentout.read.data, kept light
 INPUT_FORMATS = ("auto", "json", "jsonl", "yaml", "toml", "csv", "tsv", "text")
 
 
@@ -84,7 +84,7 @@ def fit(
     """
     if max_tokens is None and max_chars is None and preset is None:
         fail("fit needs a budget: --max-tokens N, --max-chars N or --preset agent|verbose")
-    from agentout.fit import fit as fit_data
+    from agentout.sources.fit import fit as fit_data
 
     packed = fit_data(
         file,

@@ -13,7 +13,7 @@ import click
 from agentout.cli._options import fail, reports_errors
 
 if TYPE_CHECKING:
-    from agentout.ledger_report import Report
+    from agentout.ledger.report import Report
 
 _SINCE = re.compile(r"\A(\d+)([hdw])\Z")
 
@@ -90,14 +90,14 @@ def gain(
     for DuckDB, BigQuery or ClickHouse; AGENTOUT_LEDGER_EXPORT=DIR-or-URL also writes
     each session's rows there, one new file per session.
     """
-    from agentout import ledger
-    from agentout.ledger_report import Report, as_csv
+    from agentout.ledger import book as ledger
+    from agentout.ledger.report import Report, as_csv
 
     start = parse_since(since)
     where = str(Path(project).resolve()) if project else None
     rows = [row for row in ledger.rows(since=start) if where is None or row.project == where]
     if export_file:
-        from agentout.ledger_export import export
+        from agentout.ledger.export import export
 
         count = export(rows, export_file)
         click.echo(f"{count} {'delivery' if count == 1 else 'deliveries'} written to {export_file}")

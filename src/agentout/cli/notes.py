@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -27,61 +28,89 @@ DIRECTIONS = ("out", "in", "both")  # as agentout.sources.notes.DIRECTIONS, kept
 MAX_NOTE_MIB = 10
 
 
+class _Request:
+    """DIR and the options every notes command shares: what to read, how to answer."""
+
+    def __init__(
+        self,
+        directory: str,
+        max_tokens: int | None,
+        max_chars: int | None,
+        format_name: str,
+        tokenizer: str | None,
+        no_cache: bool,
+        max_note_mib: int,
+    ) -> None:
+        self.directory, self.no_cache, self.max_note_mib = directory, no_cache, max_note_mib
+        self.max_tokens, self.max_chars = max_tokens, max_chars
+        self.format_name, self.tokenizer = format_name, tokenizer
+
+    def serve(self, build: Callable[[Vault], Result]) -> None:
+        """Load the vault, build the result, pack it into the budget and print it."""
+        from agentout.pack import pack
+        from agentout.sources.notes.vault import paused_gc
+
+        with paused_gc():  # a short run making many small objects: no cycles to collect
+            result = build(self._load())
+            packed = pack(
+                result,
+                format=self.format_name,
+                max_tokens=self.max_tokens,
+                max_chars=self.max_chars,
+                tokenizer=self.tokenizer,
+            )
+        echo_packed(packed)
+        record_delivery("notes", self.directory, packed)
+
+    def _load(self) -> Vault:
+        """Load the vault; every file skipped is reported on stderr, the rest is served."""
+        from agentout.sources.notes import load_vault
+
+        vault = load_vault(
+            self.directory, cache=not self.no_cache, max_note_bytes=self.max_note_mib << 20
+        )
+        for problem in vault.problems:
+            click.echo(f"agentout: {problem}", err=True)
+        if vault.cache_warning:
+            click.echo(f"agentout: warning: {vault.cache_warning}", err=True)
+        return vault
+
+
 def _vault_options(func: F) -> F:
-    """DIR, the output options every notes command shares, and how to read the vault."""
-    func = click.option(
+    """DIR and the options every notes command shares, given to it as one ``request``."""
+
+    @functools.wraps(func)
+    def command(
+        directory: str,
+        max_tokens: int | None,
+        max_chars: int | None,
+        format_name: str,
+        tokenizer: str | None,
+        no_cache: bool,
+        max_note_mib: int,
+        **own: Any,
+    ) -> Any:
+        request = _Request(
+            directory, max_tokens, max_chars, format_name, tokenizer, no_cache, max_note_mib
+        )
+        return func(request, **own)
+
+    wrapped: Any = click.option(
         "--max-note-mib",
         type=click.IntRange(min=1),
         default=MAX_NOTE_MIB,
         show_default=True,
         help="Skip (and report) a note file larger than this.",
-    )(func)
-    func = click.option(
+    )(command)
+    wrapped = click.option(
         "--no-cache", is_flag=True, help="Parse every note; neither read nor write the cache."
-    )(func)
-    func = tokenizer_option(func)
-    func = format_option(FORMATS, "records")(func)
-    func = budget_options(func)
-    return click.argument("directory", metavar="DIR")(func)  # the vault says what is wrong
-
-
-def _load(directory: str, no_cache: bool, max_note_mib: int) -> Vault:
-    """Load the vault; every file skipped is reported on stderr, the rest is served."""
-    from agentout.sources.notes import load_vault
-
-    vault = load_vault(directory, cache=not no_cache, max_note_bytes=max_note_mib << 20)
-    for problem in vault.problems:
-        click.echo(f"agentout: {problem}", err=True)
-    if vault.cache_warning:
-        click.echo(f"agentout: warning: {vault.cache_warning}", err=True)
-    return vault
-
-
-def _serve(
-    build: Callable[[Vault], Result],
-    directory: str,
-    max_tokens: int | None,
-    max_chars: int | None,
-    format_name: str,
-    tokenizer: str | None,
-    no_cache: bool,
-    max_note_mib: int,
-) -> None:
-    """Load the vault, build the result, pack it into the budget and print it."""
-    from agentout.pack import pack
-    from agentout.sources.notes.vault import paused_gc
-
-    with paused_gc():  # a short run making many small objects: no cycles to collect
-        result = build(_load(directory, no_cache, max_note_mib))
-        packed = pack(
-            result,
-            format=format_name,
-            max_tokens=max_tokens,
-            max_chars=max_chars,
-            tokenizer=tokenizer,
-        )
-    echo_packed(packed)
-    record_delivery("notes", directory, packed)
+    )(wrapped)
+    wrapped = tokenizer_option(wrapped)
+    wrapped = format_option(FORMATS, "records")(wrapped)
+    wrapped = budget_options(wrapped)
+    return cast(
+        F, click.argument("directory", metavar="DIR")(wrapped)
+    )  # the vault says what is wrong
 
 
 @click.group()
@@ -111,13 +140,7 @@ def notes() -> None:
 )
 @reports_errors
 def index(
-    directory: str,
-    max_tokens: int | None,
-    max_chars: int | None,
-    format_name: str,
-    tokenizer: str | None,
-    no_cache: bool,
-    max_note_mib: int,
+    request: _Request,
     tags: tuple[str, ...],
     types: tuple[str, ...],
     summaries: bool,
@@ -135,16 +158,7 @@ def index(
     """
     from agentout.sources.notes import index_result
 
-    _serve(
-        lambda vault: index_result(vault, tags=tags, types=types, summaries=summaries),
-        directory,
-        max_tokens,
-        max_chars,
-        format_name,
-        tokenizer,
-        no_cache,
-        max_note_mib,
-    )
+    request.serve(lambda vault: index_result(vault, tags=tags, types=types, summaries=summaries))
 
 
 @notes.command(short_help="Chosen notes: summaries, bodies on request.")
@@ -162,13 +176,7 @@ def index(
 @click.option("--with-edges", is_flag=True, help="Add each note's links, both ways (E lines).")
 @reports_errors
 def context(
-    directory: str,
-    max_tokens: int | None,
-    max_chars: int | None,
-    format_name: str,
-    tokenizer: str | None,
-    no_cache: bool,
-    max_note_mib: int,
+    request: _Request,
     names: tuple[str, ...],
     query: str | None,
     limit: int,
@@ -190,7 +198,7 @@ def context(
         raise click.UsageError("name notes with --note ID, or find them with --query TEXT")
     from agentout.sources.notes import context_result
 
-    _serve(
+    request.serve(
         lambda vault: context_result(
             vault,
             notes=names,
@@ -198,14 +206,7 @@ def context(
             limit=limit,
             with_body=with_body,
             with_edges=with_edges,
-        ),
-        directory,
-        max_tokens,
-        max_chars,
-        format_name,
-        tokenizer,
-        no_cache,
-        max_note_mib,
+        )
     )
 
 
@@ -227,13 +228,7 @@ _direction_option = click.option(
 @_direction_option
 @reports_errors
 def tree(
-    directory: str,
-    max_tokens: int | None,
-    max_chars: int | None,
-    format_name: str,
-    tokenizer: str | None,
-    no_cache: bool,
-    max_note_mib: int,
+    request: _Request,
     root: str,
     max_depth: int,
     direction: str,
@@ -250,17 +245,10 @@ def tree(
     """
     from agentout.sources.notes import tree_result
 
-    _serve(
+    request.serve(
         lambda vault: tree_result(
             vault, root, max_depth=max_depth, direction=cast("Direction", direction)
-        ),
-        directory,
-        max_tokens,
-        max_chars,
-        format_name,
-        tokenizer,
-        no_cache,
-        max_note_mib,
+        )
     )
 
 
@@ -271,13 +259,7 @@ def tree(
 @_direction_option
 @reports_errors
 def path(
-    directory: str,
-    max_tokens: int | None,
-    max_chars: int | None,
-    format_name: str,
-    tokenizer: str | None,
-    no_cache: bool,
-    max_note_mib: int,
+    request: _Request,
     start: str,
     goal: str,
     direction: str,
@@ -293,13 +275,6 @@ def path(
     """
     from agentout.sources.notes import path_result
 
-    _serve(
-        lambda vault: path_result(vault, start, goal, direction=cast("Direction", direction)),
-        directory,
-        max_tokens,
-        max_chars,
-        format_name,
-        tokenizer,
-        no_cache,
-        max_note_mib,
+    request.serve(
+        lambda vault: path_result(vault, start, goal, direction=cast("Direction", direction))
     )

@@ -101,9 +101,10 @@ def deliver(
     """Run the command, print what the agent gets, exit with the command's status. Bad
     input is one line on stderr and status 2 (``agentout.cli.quick`` calls this too)."""
     from agentout.errors import AgentoutError
+    from agentout.read.visible import is_terminal
     from agentout.sources.command import run as run_command
 
-    heartbeat = _Heartbeat() if _is_terminal(sys.stderr) else None
+    heartbeat = _Heartbeat() if is_terminal(sys.stderr) else None
     with _uploads_deferred():  # a remote store's upload finishes after the answer
         try:
             done = run_command(
@@ -144,18 +145,18 @@ def deliver(
 
 def _uploads_deferred() -> contextlib.AbstractContextManager[None]:
     """With a store set (``$AGENTOUT_STORE``, which ``--store`` sets too), an object
-    store's upload finishes after the answer is printed (agentout.spill.deferred_uploads);
+    store's upload finishes after the answer is printed (agentout.store.spill.deferred_uploads);
     without one, nothing is imported for it."""
     if not os.environ.get("AGENTOUT_STORE", "").strip():
         return contextlib.nullcontext()
-    from agentout.spill import deferred_uploads
+    from agentout.store.spill import deferred_uploads
 
     return deferred_uploads()
 
 
 def _record(command: Sequence[str], shell: bool, done: Any, tokenizer: str | None) -> None:
-    """One row in the savings ledger (``agentout.ledger``), counted after we answered."""
-    from agentout import ledger
+    """One row in the savings ledger (``agentout.ledger.book``), counted after we answered."""
+    from agentout.ledger import book as ledger
 
     if not ledger.enabled():
         return
@@ -175,11 +176,6 @@ def _record(command: Sequence[str], shell: bool, done: Any, tokenizer: str | Non
         exit_status=outcome.exit_status,
         secrets=delivery.secrets,
     )
-
-
-def _is_terminal(stream: object) -> bool:
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
 
 
 class _Heartbeat:

@@ -139,7 +139,7 @@ def eject(name: str, to_user: bool) -> None:
     Example:
       agentout reducers eject git/status
     """
-    from agentout.reducers.registry import config_dir
+    from agentout.dirs import config_dir
 
     reducer = _named(name)
     text = _toml_text(reducer)

@@ -30,7 +30,7 @@ INSTALL_HINT = "the MCP server needs the mcp extra: pip install 'agentout[mcp]'"
 
 
 def _check_namespace(_ctx: Any, _param: Any, value: str | None) -> str | None:
-    from agentout.spill import NAMESPACE_PATTERN
+    from agentout.store.spill import NAMESPACE_PATTERN
 
     if value is not None and not NAMESPACE_PATTERN.match(value):
         raise click.BadParameter("use 1-64 of a-z, 0-9, '_' and '-', starting with a-z or 0-9")
@@ -123,7 +123,7 @@ def serve(
     from agentout.mcp.guard import Allowlist, Roots
     from agentout.mcp.http import require_token
     from agentout.mcp.server import create_server
-    from agentout.spill import SpillStore
+    from agentout.store.spill import SpillStore
     from agentout.tokens import get_tokenizer
 
     if port is None and (host != HOST or stateless):

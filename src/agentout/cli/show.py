@@ -80,12 +80,12 @@ def show(
       agentout show run-0123456789abcdef.log --lines 7: --part 3
       agentout show 0123456789abcdef --records 13:
     """
-    from agentout.page import LineRange, page
+    from agentout.store.page import LineRange, page
 
     if records is not None:
         if lines is not None or grep is not None or part != 1:
             fail("--records pages by records, --lines/--part/--grep by lines: use one or the other")
-        from agentout.page_records import page_records
+        from agentout.store.page_records import page_records
 
         packed = page_records(
             ref,

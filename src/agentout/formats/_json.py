@@ -21,13 +21,13 @@ from functools import partial
 from typing import Any
 
 from agentout.formats._memo import recall
-from agentout.values import Cut, json_safe
-from agentout.visible import INVISIBLE
+from agentout.read.visible import INVISIBLE
+from agentout.records.values import Cut, json_safe
 
 __all__ = ["UNSAFE", "Marks", "dumps", "escape", "has_unsafe"]
 
 # Characters no format writes raw (see the module doc): C0 controls and what
-# agentout.visible calls invisible.
+# agentout.read.visible calls invisible.
 UNSAFE = "\x00-\x1f" + INVISIBLE
 _UNSAFE = re.compile(f"[{UNSAFE}]")
 _LEFT_RAW_BY_JSON = re.compile(f"[{INVISIBLE}]")

@@ -16,7 +16,7 @@ from typing import Any
 
 from agentout.formats._json import Marks, dumps
 from agentout.records import Document, Record, Stats, View, present
-from agentout.values import json_safe
+from agentout.records.values import json_safe
 
 __all__ = ["FORMAT", "JsonFormat", "document_object", "record_object", "stats_object"]
 

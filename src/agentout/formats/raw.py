@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agentout.read.visible import visible
 from agentout.records import Document, Record, View
-from agentout.visible import visible
 
 __all__ = ["FORMAT", "RawFormat", "closing_fields", "gap_marker"]
 

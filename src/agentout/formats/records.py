@@ -18,7 +18,7 @@ from agentout.errors import InputError
 from agentout.formats._json import Marks, dumps
 from agentout.formats._memo import recall
 from agentout.records import Document, Lines, Record, Stats, View, present
-from agentout.values import Cut
+from agentout.records.values import Cut
 
 __all__ = [
     "FORMAT",

@@ -30,10 +30,10 @@ from functools import cache, lru_cache
 from io import StringIO
 from typing import TYPE_CHECKING, Any
 
-from agentout.dual import is_terminal
 from agentout.formats._json import UNSAFE
+from agentout.read.visible import is_terminal
 from agentout.records import Document, Record, Stats, View, is_empty
-from agentout.values import Cut, json_safe
+from agentout.records.values import Cut, json_safe
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -29,9 +29,9 @@ import re
 from typing import Any
 
 from agentout.formats.json import document_object, record_object
+from agentout.read.visible import INVISIBLE
 from agentout.records import Document, Record, View
-from agentout.values import json_safe
-from agentout.visible import INVISIBLE
+from agentout.records.values import json_safe
 
 __all__ = ["FORMAT", "ORDERED", "ORDERED_TAB", "TAB_FORMAT", "ToonFormat"]
 

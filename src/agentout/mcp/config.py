@@ -15,7 +15,7 @@ from agentout.mcp.calls import Calls
 from agentout.mcp.fit import DEFAULT_MAX_TOKENS, Limits
 from agentout.mcp.guard import Allowlist, Roots
 from agentout.mcp.tokenizers import CallTokenizers
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 from agentout.tokens import Tokenizer, get_tokenizer
 
 __all__ = ["ServerConfig", "namespace_for"]

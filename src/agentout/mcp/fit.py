@@ -29,14 +29,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentout.deliver import resolve_threshold
+from agentout.deliver.hybrid import resolve_threshold
 from agentout.formats._memo import remembered
 from agentout.pack import pack
-from agentout.probe import gallop
 from agentout.records import Document, Record, Result, View
 from agentout.sources.log import KIND, Line, LogDigest
-from agentout.spill import SpillError, SpillRef, SpillStore
+from agentout.store.spill import SpillError, SpillRef, SpillStore
 from agentout.tokens import Tokenizer, count_until, get_tokenizer
+from agentout.tokens.probe import gallop
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -429,7 +429,7 @@ def _records(items: list[Any], key: str, most: int) -> Result:
 
     Only the first ``most`` are made, the rest counted (``total``): a record costs at
     least a token, so no budget of ``most`` tokens shows more of them."""
-    from agentout.sources.data import object_record
+    from agentout.read.data import object_record
 
     header = {"list": key} if key else {}
     shown = [object_record(item) for item in items[: most + 1]]

@@ -31,7 +31,7 @@ from starlette.responses import JSONResponse, Response
 
 from agentout.errors import AgentoutError
 from agentout.mcp.calls import Calls
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 
 __all__ = ["HEALTH_PATH", "TOKEN_ENV", "http_app", "is_loopback", "require_token", "run_http"]
 

@@ -35,7 +35,7 @@ from mcp.types import CallToolResult, ListToolsResult, TextContent
 
 from agentout.mcp.fit import Limits, fit_records
 from agentout.mcp.results import META_KEY, fit_call_result
-from agentout.spill import SpillStore
+from agentout.store.spill import SpillStore
 from agentout.tokens import Tokenizer
 
 __all__ = ["BudgetMiddleware", "budget_server", "budgeted", "fit_result"]

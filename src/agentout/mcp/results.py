@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 from mcp.types import CallToolResult, ContentBlock, ResourceLink, TextContent
 
 from agentout.mcp.fit import Cut, Fitted, Limits, compact_json, fit_text, fit_value, spill_uri
-from agentout.spill import SpillRef
+from agentout.store.spill import SpillRef
 from agentout.tokens import Tokenizer, count_until
 
 if TYPE_CHECKING:
-    from agentout.deliver import Delivery
+    from agentout.deliver.hybrid import Delivery
 
 __all__ = [
     "NOTE_KEY",
@@ -218,9 +218,9 @@ def reserve(tokenizer: Tokenizer, *names: tuple[str, str]) -> int:
 
 
 def _record(content: Sequence[ContentBlock], limits: Limits) -> None:
-    """The savings ledger's row for this tool result (``agentout.ledger``; never fails):
+    """The savings ledger's row for this tool result (``agentout.ledger.book``; never fails):
     what the agent is shown, the links counted."""
-    from agentout import ledger
+    from agentout.ledger import book as ledger
 
     if ledger.enabled():
         shown = agent_tokens(content, limits.tokenizer)

@@ -25,7 +25,7 @@ from agentout.mcp.config import ServerConfig
 from agentout.mcp.fit import SPILL_URI
 from agentout.mcp.results import mime_type
 from agentout.mcp.tools import TOOLS
-from agentout.spill import NAME_PATTERN, SpillStore
+from agentout.store.spill import NAME_PATTERN, SpillStore
 
 __all__ = ["RESOURCE_READ_LIMIT", "ServerConfig", "create_server"]
 
@@ -111,6 +111,6 @@ def _read_spilled(store: SpillStore, name: str) -> str:
 
 
 def _version() -> str:
-    from agentout import __version__
+    from agentout._version import __version__
 
     return __version__

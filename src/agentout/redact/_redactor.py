@@ -215,7 +215,7 @@ class Redactor:
         return text
 
     def _key_kind(self, key: str) -> str | None:
-        from agentout.redact._scan import secret_key
+        from agentout.redact._patterns import secret_key
 
         if is_secret_name(key, self._extra) or secret_key(key):
             return kind_of_name(key)
@@ -245,7 +245,7 @@ class _Frame:
 
 
 def _plausible_value(value: str) -> bool:
-    from agentout.redact._scan import plausible_value
+    from agentout.redact._patterns import plausible_value
 
     return plausible_value(value)
 

@@ -25,7 +25,7 @@ import os
 import re
 from typing import Any
 
-from agentout.value import Value
+from agentout.frozen import Frozen
 
 __all__ = [
     "ADDED",
@@ -99,9 +99,9 @@ _COUNT = 16
 _SPACE = r"\t\x0b-\r \x1c-\x1f"
 
 
-class Rule(Value):
+class Rule(Frozen):
     """One kind of secret: its exact expression and the RE2 candidate that finds it (a
-    ``Value``, not a dataclass: every process that redacts imports this)."""
+    ``Frozen``, not a dataclass: every process that redacts imports this)."""
 
     FIELDS = ("kind", "pattern", "ignore_case", "group", "candidate", "extend", "check", "source")
 
@@ -143,7 +143,7 @@ class Rule(Value):
         )
 
 
-class RuleSet(Value):
+class RuleSet(Frozen):
     """The rules, and what the context rules need from detect-secrets."""
 
     rules: tuple[Rule, ...]
@@ -495,7 +495,8 @@ def write_shipped(path: str) -> None:
 def _write(path: str, text: str) -> None:
     from pathlib import Path
 
-    from agentout.spill import SpillError, private_dir
+    from agentout.dirs import private_dir
+    from agentout.errors import SpillError
 
     try:
         private_dir(Path(path).parent, "the redaction rules cache")

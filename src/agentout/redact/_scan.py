@@ -19,166 +19,45 @@ first needs it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from agentout.redact._found import marker
 from agentout.redact._names import PUBLIC_AWS, is_secret_name, kind_of_name
+from agentout.redact._patterns import (
+    _ASSIGNED,
+    _AUTHORIZATION,
+    _KEY_CHARS,
+    _KEY_ENDS_BYTES,
+    _LOOK_BACK,
+    _TO_SEP,
+    TAIL,
+    WINDOW,
+    _b,
+    _fnmatch_regex,
+    _patterns,
+    _plausible,
+    _re2_options,
+    _searcher,
+    valid_jwt,
+)
+from agentout.redact._spans import CONTEXT, FORMAT, VALUE, Span, merge, replace
 
 if TYPE_CHECKING:
     from agentout.redact._rules import Rule, RuleSet
-    from agentout.redact._stream import KeyBlock
 
-__all__ = ["TAIL", "WINDOW", "Scanner", "Span", "plausible_value", "secret_key"]
-
-# (start, end, priority, kind): a secret's place in a line. When two overlap, the union is
-# hidden under the kind of higher priority: a value from the environment says most.
-Span = tuple[int, int, int, str]
-_VALUE, _FORMAT, _CONTEXT = 3, 2, 1
-
-# Keys whose value is a secret: they end with one of these words (any case), or follow
-# the environment's conventions (upper case: *_TOKEN, *_KEY, AWS_*, ...).
-_JOINED = (
-    ("api", "key"),
-    ("access", "key"),
-    ("private", "key"),
-    ("secret", "key"),
-    ("auth", "key"),
-    ("client", "secret"),
-)
-_KEY_ENDS = (
-    *("password", "passwd", "passphrase", "secret", "token", "_pass", "-pass", "_pwd", "-pwd"),
-    *(f"{a}{sep}{b}" for a, b in _JOINED for sep in ("_", "-", "")),
-)
-_KEY_WORDS = "|".join(re.escape(word) for word in _KEY_ENDS)
-_ENV_KEY = r"(?:[A-Z0-9_]*_)?(?:TOKEN|SECRET|KEY|PASSWORD|PASS)|AWS_[A-Z0-9_]+"
-_KEY_ENDS_BYTES = tuple(word.encode() for word in _KEY_ENDS)
-_KEY_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
-# The names of things, not secrets (client_secret_basic, password_reset_token): a value of
-# these characters, with one of these words after its first "_".
-_NAME_CHARS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
-_NAME_WORDS = (b"secret", b"passw", b"token", b"key")
-# What follows a key in an assignment, up to its separator: a closing quote, spaces.
-_TO_SEP = r"[\"']?[ \t]*[:=]"
-# The candidates of the context rules: a key word right before its separator (the words
-# of _ENV_KEY that _KEY_WORDS lacks are upper case), a flag, a header, a bearer token.
-_ASSIGNED = (
-    rf"(?i:{_KEY_WORDS}){_TO_SEP}|(?:KEY|PASS|AWS_[A-Z0-9_]+){_TO_SEP}"
-    rf"|--[A-Za-z0-9_.\-]*(?:(?i:{_KEY_WORDS})|KEY|PASS|AWS_[A-Z0-9_]+)[ \t]"
-)
-_AUTHORIZATION = r"(?i:authorization[\"']?[ \t]*[:=]|bearer[ \t]+[A-Za-z0-9\-._~+/]{16})"
-# What may stand before a line's own text: grep's "path:12:" or "path-12-" (a path with no "="
-# in it, so a "KEY=" line is not first read as one), cat -n, a diff.
-_PREFIX = rb"(?:[^\s:=]+:(?:\d+:)?|[^\s:=]+-\d+-|[ \t]*\d+\t|[+\- ])?"
-_QUOTED = rb"\"[^\"\n]*\"|'[^'\n]*'"
-_COMMON_VALUES = frozenset(
-    b"none null nil true false yes no str string bytes int bool boolean number object any"
-    b" optional undefined empty required redacted hidden masked secret password token"
-    b" changeme xxxxxxxx secretstr".split()
-)
-_BODY_LINE = (
-    rb"(?:[^\s:]{1,256}[:-]\d+[:-]|[ \t]*\d+\t)?"
-    rb"(?:[A-Za-z0-9+/=]{1,1024}|[A-Za-z][A-Za-z0-9-]{0,63}: [^\n]{0,1024}|[ \t]*)\r?"
-)
-_MIN_ASSIGNED = 5
-_LOOK_BACK = 256  # how far before a separator its key may start
-WINDOW = 1 << 16
-TAIL = 1 << 12
+__all__ = ["KeyBlock", "Scanner"]
 
 
-class _Patterns:
-    """The Python expressions every scanner shares, compiled once, on first need."""
+class KeyBlock:
+    """A private key block still open at the end of the bytes scanned so far."""
+
+    __slots__ = ("marked", "open")
 
     def __init__(self) -> None:
-        self.secret_key = re.compile(rf"(?i:[A-Za-z0-9_.\-]*(?:{_KEY_WORDS}))|{_ENV_KEY}".encode())
-        # Keys that end like a secret's but hold a fact: pagination cursors, AWS settings.
-        self.not_secret_key = re.compile(
-            rb"(?i)page|cursor|next|continuation|(?:_|\b)(?:ids?|type|name|hint|file|path|dir"
-            rb"|len|length|count|size|field|prompt|label|url|uri|env|var|header|param|class"
-            rb"|limit|expires?|ttl)\b"
-        )
-        self.reference = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?")
-        self.template = re.compile(rb"\$|\{\{|%\(|<[^>]*>\Z|\{[^}]*\}\Z")
-        self.placeholder = re.compile(rb"[A-Z_]+|x+|\*+|\.\.\.|<[^>]*>|#[0-9a-fA-F]{3,8}")
-        self.digit_or_symbol = re.compile(rb"[0-9+/=~!@#%^&*]")
-        self.mixed_case = re.compile(rb".[A-Z].*[a-z]|.[a-z].*[A-Z]")
-        self.body = re.compile(rb"(?:" + _BODY_LINE + rb"(?:\n|\Z))*")
-        self.header = re.compile(
-            rb"(?i)\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
-            rb"(?:bearer|token|basic|digest)?[ \t]*(?P<value>[A-Za-z0-9\-._~+/]+=*)"
-        )
-        self.bearer = re.compile(rb"(?i)\bbearer[ \t]+(?P<value>[A-Za-z0-9\-._~+/]{16,}=*)")
-        self.key_end = re.compile(rb"-{4,5} ?END [A-Z0-9 ]*-{4,5}")
-        # Assignments: a key (a whole run of key characters, taken at once: the lookahead
-        # keeps the expression from trying each shorter run), its separator, and then,
-        # read from there, its value. Whether the key names a secret is checked after.
-        run = rb"(?=(?P<run>[A-Za-z0-9_.\-]+))(?P=run)"
-        self.line = re.compile(
-            rb"^" + _PREFIX + rb"[ \t]*(?:export[ \t]+|declare[ \t]+-x[ \t]+|set[ \t]+)?"
-            rb"[\"']?(?P<key>" + run + rb")[\"']?[ \t]*(?P<sep>=|:(?=[ \t]|$))"
-        )
-        self.separator = re.compile(rb"[=:]")
-        self.flag = re.compile(rb"(?<![\w-])--(?P<key>" + run + rb")[ \t]+")
-        self.line_value = re.compile(rb"[ \t]*(?:" + _QUOTED + rb"|[^\n]*)")
-        self.equals_value = re.compile(rb"[ \t]*(?:" + _QUOTED + rb"|[^\s\"'`,;&)}\]>]+)")
-        self.colon_value = re.compile(rb"[ \t]*(?:" + _QUOTED + rb")")
-        self.flag_value = re.compile(_QUOTED + rb"|[^\s\"'`]+")
-
-
-_SHARED: _Patterns | None = None
-
-
-def _patterns() -> _Patterns:
-    global _SHARED
-    if _SHARED is None:
-        _SHARED = _Patterns()
-    return _SHARED
-
-
-def _fnmatch_regex(pattern: str) -> str:
-    return "".join(".*" if c == "*" else re.escape(c) for c in pattern)
-
-
-def _b(pattern: str) -> bytes:
-    return pattern.encode("utf-8")
-
-
-def _re2_options() -> Any:
-    import re2  # deferred: only a process that redacts loads it
-
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1
-    options.log_errors = False
-    options.max_mem = 64 << 20
-    options.never_capture = True
-    return options
-
-
-def _searcher(compiled: Any) -> Callable[[bytes, int], tuple[int, int] | None]:
-    """``search(data, pos)``: the span of the first hit at or after ``pos``, or None.
-
-    google-re2's ``search`` wraps each call in a generator and a match object; a hit line
-    of secret-dense output pays that on every line, so its compiled expression is called
-    directly when this google-re2 has it (the public call otherwise: slower, the same)."""
-    import re2
-
-    raw = getattr(compiled, "_regexp", None)
-    anchor = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
-    if raw is not None and anchor is not None and hasattr(raw, "Match"):
-        match = raw.Match
-
-        def direct(data: bytes, pos: int) -> tuple[int, int] | None:
-            span: tuple[int, int] = match(anchor, data, pos, len(data))[0]
-            return None if span[0] < 0 else span
-
-        return direct
-
-    def public(data: bytes, pos: int) -> tuple[int, int] | None:
-        found = compiled.search(data, pos)
-        return None if found is None else found.span()
-
-    return public
+        self.open = False
+        self.marked = False
 
 
 class Scanner:
@@ -293,14 +172,14 @@ class Scanner:
                             found.append(span)
             elif name == "values":
                 for m in self._values_re.finditer(line):
-                    found.append((m.start(), m.end(), _VALUE, "$" + self._values[m.group()]))
+                    found.append((m.start(), m.end(), VALUE, "$" + self._values[m.group()]))
             elif name == "assigned":
                 self._assigned(line, found)
             elif name == "authorization":
                 self._authorization_spans(line, found)
             elif name == "key":
                 opened = self._private_key(line, found)
-        return _merge(found), opened
+        return merge(found), opened
 
     def _format_span(
         self, rule: Rule, m: re.Match[bytes], extend: re.Pattern[bytes] | None, line: bytes
@@ -313,7 +192,7 @@ class Scanner:
                 return None  # "private_key_id": "...": an identifier, as detect-secrets says
             word = self._keyword_word.search(m.group())
             kind = kind_of_name(word.group().decode("utf-8", "replace")) if word else "secret"
-            return (start, end, _CONTEXT, kind)
+            return (start, end, CONTEXT, kind)
         if rule.group:
             groups = [i for i in range(1, (m.lastindex or 0) + 1) if m.group(i)]
             if not groups:
@@ -327,7 +206,7 @@ class Scanner:
             return None
         if rule.check == "jwt" and not valid_jwt(line[start:end]):
             return None
-        return (start, end, _FORMAT, rule.kind)
+        return (start, end, FORMAT, rule.kind)
 
     def _assigned(self, line: bytes, found: list[Span]) -> None:
         """Values assigned to keys that name a secret: ``KEY=value`` and ``key: value``
@@ -408,20 +287,20 @@ class Scanner:
             return False  # a token has no spaces: this is prose or a style
         if not _plausible(value, key, quoted=quoted, loose=loose):
             return False
-        found.append((start, end, _CONTEXT, kind))
+        found.append((start, end, CONTEXT, kind))
         return True
 
     def _authorization_spans(self, line: bytes, found: list[Span]) -> None:
         shared = _patterns()
         for m in shared.header.finditer(line):
             if _plausible(m.group("value"), None, quoted=False, minimum=8):
-                found.append((*m.span("value"), _CONTEXT, "authorization"))
+                found.append((*m.span("value"), CONTEXT, "authorization"))
         for m in shared.bearer.finditer(line):
             value = m.group("value")
             if _plausible(value, None, quoted=False) and (
                 shared.digit_or_symbol.search(value) or shared.mixed_case.match(value)
             ):
-                found.append((*m.span("value"), _CONTEXT, "bearer-token"))
+                found.append((*m.span("value"), CONTEXT, "bearer-token"))
 
     def _private_key(self, line: bytes, found: list[Span]) -> bool:
         key_end = _patterns().key_end
@@ -431,7 +310,7 @@ class Scanner:
             stop = end.start() if end else len(line)
             body = line[m.end() : stop]
             if body.strip(b" \t\r\\n\"',"):
-                found.append((m.end(), stop, _FORMAT, "private-key"))
+                found.append((m.end(), stop, FORMAT, "private-key"))
             if end is None:
                 opened = True
                 break
@@ -486,7 +365,7 @@ class Scanner:
             kinds += found
             start += cut
         spans, opened = self.spans(line[start:] if start else line)
-        out.append(_replace(line[start:] if start else line, spans))
+        out.append(replace(line[start:] if start else line, spans))
         kinds += [kind for _, _, _, kind in spans]
         return opened
 
@@ -499,7 +378,7 @@ class Scanner:
         kept = [span for span in spans if span[0] < cut]
         if kept:
             cut = max(cut, kept[-1][1])
-        return _replace(piece[:cut], kept), [kind for _, _, _, kind in kept], cut
+        return replace(piece[:cut], kept), [kind for _, _, _, kind in kept], cut
 
     def _body(
         self, data: bytes, start: int, block: KeyBlock, out: list[bytes], kinds: list[str]
@@ -521,102 +400,3 @@ class Scanner:
         if not block.open:
             block.marked = False
         return end
-
-
-def _plausible(
-    value: bytes,
-    key: bytes | None,
-    *,
-    quoted: bool = True,
-    loose: bool = False,
-    minimum: int = 0,
-) -> bool:
-    """Whether an assigned value is a secret rather than a placeholder, prose or (when
-    not ``quoted``) code: ``self.password``, ``get_token()``, ``str = None``."""
-    value = value.strip()
-    if len(value) < max(minimum, _MIN_ASSIGNED) or value.startswith(b"[secret: "):
-        return False
-    lower = value.lower()
-    if lower in _COMMON_VALUES or (key is not None and lower == key.lower()):
-        return False
-    shared = _patterns()
-    if lower == value.upper():  # no letter
-        return False
-    if shared.template.match(value) or shared.placeholder.fullmatch(value) or _named(lower):
-        return False
-    if quoted:
-        return True
-    if b"(" in value or b"[" in value or (b"." in value and shared.reference.fullmatch(value)):
-        return False
-    if b" = " in value or b"==" in value:
-        return False
-    return not (loose and not shared.digit_or_symbol.search(value))
-
-
-def _named(lower: bytes) -> bool:
-    """Whether a value (in lower case) is the name of a thing: ``client_secret_basic``."""
-    first = lower.find(b"_")
-    if first < 0 or lower.translate(None, _NAME_CHARS):
-        return False
-    rest = lower[first + 1 :]
-    return any(word in rest for word in _NAME_WORDS)
-
-
-def secret_key(key: str) -> bool:
-    """Whether a key (of a JSON object, an assignment) says its value is a secret."""
-    data = key.encode("utf-8", "surrogatepass")
-    shared = _patterns()
-    return shared.secret_key.fullmatch(data) is not None and not shared.not_secret_key.search(data)
-
-
-def plausible_value(value: str) -> bool:
-    """Whether a string under a secret's key is a secret rather than a placeholder."""
-    return _plausible(value.encode("utf-8", "surrogatepass"), None)
-
-
-def valid_jwt(token: bytes) -> bool:
-    """Whether ``token`` is a JSON Web Token in form: detect-secrets' own check
-    (``JwtTokenDetector.is_formally_valid``: every dotted part base64url, the first two
-    JSON), written out here because importing detect-secrets costs a fifth of a second."""
-    import base64
-    import binascii
-    import json
-
-    for index, part in enumerate(token.split(b".")):
-        if len(part) % 4 == 1:
-            return False
-        try:  # padded as detect-secrets pads: "==" after 2 extra characters, "===" after 3
-            decoded = base64.urlsafe_b64decode(part + b"=" * (len(part) % 4))
-            if index < 2:
-                json.loads(decoded.decode("utf-8"))
-        except (binascii.Error, ValueError, UnicodeDecodeError):
-            return False
-    return True
-
-
-def _merge(spans: list[Span]) -> list[Span]:
-    """Overlapping spans joined; each keeps the kind of its highest-priority part."""
-    if len(spans) < 2:
-        return spans
-    spans.sort(key=lambda s: (s[0], -s[2], -s[1]))
-    merged = [spans[0]]
-    for start, end, priority, kind in spans[1:]:
-        s0, e0, p0, k0 = merged[-1]
-        if start < e0:
-            best = (p0, k0) if p0 >= priority else (priority, kind)
-            merged[-1] = (s0, max(e0, end), best[0], best[1])
-        else:
-            merged.append((start, end, priority, kind))
-    return merged
-
-
-def _replace(line: bytes, spans: list[Span]) -> bytes:
-    if not spans:
-        return line
-    out: list[bytes] = []
-    pos = 0
-    for start, end, _, kind in spans:
-        out += [line[pos:start], marker(kind)]
-        pos = end
-    out.append(line[pos:])
-    return b"".join(out)

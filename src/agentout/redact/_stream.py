@@ -16,21 +16,11 @@ from typing import IO, TYPE_CHECKING
 from agentout.redact._found import Found
 
 if TYPE_CHECKING:
-    from agentout.redact._scan import Scanner
+    from agentout.redact._scan import KeyBlock, Scanner
 
-__all__ = ["KeyBlock", "RedactedReader", "StreamRedactor"]
+__all__ = ["RedactedReader", "StreamRedactor"]
 
 _READ = 1 << 16
-
-
-class KeyBlock:
-    """A private key block still open at the end of the bytes scanned so far."""
-
-    __slots__ = ("marked", "open")
-
-    def __init__(self) -> None:
-        self.open = False
-        self.marked = False
 
 
 class StreamRedactor:
@@ -46,7 +36,7 @@ class StreamRedactor:
         self._build = scanner if callable(scanner) else None
         self._scanner = None if callable(scanner) else scanner
         self._held = b""
-        self._block = KeyBlock()
+        self._block: KeyBlock | None = None  # made with the scanner: a private key's state
         self._counts: dict[str, int] = {}
         self._finished = False
 
@@ -69,6 +59,10 @@ class StreamRedactor:
         scanner = self._scanner
         if scanner is None:
             return bytes(chunk)
+        if self._block is None:
+            from agentout.redact._scan import KeyBlock
+
+            self._block = KeyBlock()
         data = self._held + chunk if self._held else bytes(chunk)
         out: list[bytes] = []
         cut = data.rfind(b"\n") + 1
@@ -93,9 +87,10 @@ class StreamRedactor:
         if self._finished:
             return b""
         self._finished = True
-        if self._scanner is None or not (self._held or self._block.open):
+        block = self._block
+        if self._scanner is None or block is None or not (self._held or block.open):
             return b""
-        text, kinds = self._scanner.redact(self._held, self._block, final=True)
+        text, kinds = self._scanner.redact(self._held, block, final=True)
         self._held = b""
         self._count(kinds)
         return text

@@ -36,7 +36,8 @@ def load(path: Path) -> Any:
 
 def save(path: Path, data: Any) -> None:
     """Written privately and atomically; a cache that cannot be written is only slower."""
-    from agentout.spill import SpillError, private_dir
+    from agentout.dirs import private_dir
+    from agentout.errors import SpillError
 
     try:
         private_dir(path.parent, "the cache")

@@ -18,8 +18,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agentout.read.trouble import Line, ScanResult
 from agentout.records import Record
-from agentout.sources.scan import Line, ScanResult
 
 __all__ = ["FOLD_AT_LEAST", "Digest", "digest"]
 
@@ -71,7 +71,7 @@ def _record(item: _Shown) -> Record:
 
 def _what_matters(items: Sequence[_Shown]) -> list[_Shown]:
     """Errors and their detail, warnings, the first and last plain lines."""
-    from agentout.sources.scan import is_detail
+    from agentout.read.trouble import is_detail
 
     errors = {item.line.n for item in items if item.level == "error"}
     # an error that says where it is (file:line:col: error: ...) needs no code frame under it

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from agentout.records import Record
-from agentout.reducers import Output, Reduced
+from agentout.reducers.model import Output, Reduced
 
 __all__ = ["GitDiff", "GitLog", "GitShow"]
 
@@ -49,7 +49,7 @@ def _short_date(text: str) -> str:
 
 
 class _Commit:
-    """One commit as its lines are read (a plain class: see agentout.value)."""
+    """One commit as its lines are read (a plain class: see agentout.frozen)."""
 
     __slots__ = ("author", "date", "hash", "last", "merge", "n", "refs", "stat", "subject")
 

@@ -13,13 +13,13 @@ import re
 from collections.abc import Sequence
 
 from agentout.records import Record
-from agentout.reducers import Output, Reduced
+from agentout.reducers.model import Output, Reduced
 
 __all__ = ["Lint", "compiler_messages"]
 
 
 class _Diagnostic:
-    """One diagnostic as its lines are read (a plain class: see agentout.value). ``n``:
+    """One diagnostic as its lines are read (a plain class: see agentout.frozen). ``n``:
     the output line it was read from; ``own_message``: rustc's and clippy's, a message
     of its own, said where it is."""
 

@@ -13,57 +13,17 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from importlib import import_module
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-from agentout.dirs import user_dir
-from agentout.reducers import Reducer
+from agentout.dirs import config_dir
+from agentout.reducers.builtin import Lazy, builtins
 from agentout.reducers.cache import cache_file, load, save
+from agentout.reducers.model import Reducer
 
-__all__ = ["ENTRY_POINT_GROUP", "Lazy", "config_dir", "entries", "project_dir", "reducers"]
+__all__ = ["ENTRY_POINT_GROUP", "config_dir", "entries", "project_dir", "reducers"]
 
 ENTRY_POINT_GROUP = "agentout.reducers"
-ENV_CONFIG = "AGENTOUT_CONFIG_DIR"
-
-
-class Lazy:
-    """A reducer imported on first use: ``words`` prefixes say when it may match."""
-
-    def __init__(self, target: str, prefixes: Sequence[Sequence[str]], name: str) -> None:
-        self.target, self.prefixes, self._name = target, prefixes, name
-        self._loaded: Reducer | None = None
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    def load(self) -> Reducer:
-        if self._loaded is None:
-            module, _, attribute = self.target.partition(":")
-            made = getattr(import_module(module), attribute)
-            self._loaded = made() if isinstance(made, type) else made
-        return self._loaded
-
-    @property
-    def facts(self) -> tuple[str, ...]:
-        return self.load().facts
-
-    @property
-    def description(self) -> str:
-        """The first line of the reducer's own docstring (or its module's)."""
-        loaded = self.load()
-        doc = type(loaded).__doc__ or sys.modules[type(loaded).__module__].__doc__ or ""
-        return doc.strip().splitlines()[0] if doc.strip() else ""
-
-    def matches(self, words: Sequence[str]) -> bool:
-        if not any(tuple(words[: len(p)]) == tuple(p) for p in self.prefixes):
-            return False
-        return self.load().matches(words)
-
-    def reduce(self, output: Any) -> Any:
-        return self.load().reduce(output)
 
 
 def project_dir(cwd: str | os.PathLike[str] | None = None) -> Path | None:
@@ -76,20 +36,12 @@ def project_dir(cwd: str | os.PathLike[str] | None = None) -> Path | None:
     return None
 
 
-def config_dir() -> Path:
-    """The user's agentout config directory (``$AGENTOUT_CONFIG_DIR`` wins)."""
-    configured = os.environ.get(ENV_CONFIG)
-    if configured:
-        return Path(configured).expanduser()
-    return user_dir("config")
-
-
 def _toml_in(folder: Path | None) -> Iterator[Reducer]:
     """The reducer files in ``folder``; one that cannot be used is named on stderr and left
     out (the command still runs; ``agentout reducers verify`` says the same, exit 2)."""
     if folder is None or not folder.is_dir():
         return
-    from agentout.reducers.spec import SpecFile
+    from agentout.reducers.spec_file import SpecFile
 
     for path in sorted(folder.glob("*.toml")):
         yield SpecFile(path)
@@ -109,8 +61,6 @@ def entries(cwd: str | os.PathLike[str] | None = None) -> Iterator[tuple[Reducer
         yield reducer, "user"
     for name, target in _entry_points():
         yield Lazy(target, [[]], name), "package"  # a plugin says itself what it matches
-    from agentout.reducers.builtin import builtins
-
     for reducer in builtins():
         yield reducer, "agentout"
 

@@ -9,7 +9,7 @@ say what the result must and must not contain.
 Each case goes through the same delivery ``agentout run`` uses, and passes when:
 
 - every fact in ``facts.json``, and every match of each pattern the reducer declares in
-  ``facts``, is kept (``agentout.facts``: one block holds all of a fact's values);
+  ``facts``, is kept (``agentout.reducers.facts``: one block holds all of a fact's values);
 - the result costs no more tokens than the raw output (plus the ``[exit N]`` line);
 - it contains each ``contains`` string and none of the ``not_contains`` ones.
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentout.reducers import Reducer
+from agentout.reducers.model import Reducer
 
 __all__ = ["CASES", "Case", "Outcome", "cases_for", "check", "load_case"]
 
@@ -75,7 +75,7 @@ class Outcome:
 def load_case(folder: Path, name: str | None = None) -> Case:
     """A recorded case from its directory (``InputError`` naming the file if broken)."""
     from agentout.errors import InputError
-    from agentout.facts import loads
+    from agentout.reducers.facts import loads
 
     try:
         argv = json.loads((folder / "cmd").read_text(encoding="utf-8"))
@@ -151,10 +151,10 @@ def cases_for(reducer: Reducer, recorded: Sequence[Case]) -> list[Case]:
 
 def check(reducer: Reducer, case: Case) -> Outcome:
     """``case`` delivered as ``agentout run`` would, with ``reducer`` (see the module)."""
-    from agentout.capture import Capture
-    from agentout.facts import extract, lost
-    from agentout.sources.output import TextSettings, deliver_output
-    from agentout.spill import SpillStore
+    from agentout.deliver.text import TextSettings, deliver_output
+    from agentout.reducers.facts import extract, lost
+    from agentout.store.capture import Capture
+    from agentout.store.spill import SpillStore
     from agentout.tokens import count
 
     outcome = Outcome(reducer.name, case.name)

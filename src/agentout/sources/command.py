@@ -18,19 +18,19 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentout.capture import Capture, OutputFilter, check_mode, resolve_threshold
+from agentout.deliver.text import TextDelivery, TextSettings, deliver_output
+from agentout.frozen import Frozen
 from agentout.process import CommandOutcome
-from agentout.sources.output import TextDelivery, TextSettings, deliver_output
 from agentout.sources.testing.programs import TEST_PROGRAMS
-from agentout.value import Value
+from agentout.store.capture import Capture, OutputFilter, check_mode, resolve_threshold
 
 if TYPE_CHECKING:
-    from agentout.dual import ToolResult
+    from agentout.deliver.dual import ToolResult
     from agentout.formats import Format
     from agentout.redact import Redactor
     from agentout.reducers import Reducer
-    from agentout.spill import SpillStore
-    from agentout.tasks import Prepared
+    from agentout.sources.tasks._plans import Prepared
+    from agentout.store.spill import SpillStore
     from agentout.tokens import Tokenizer
 
 __all__ = ["CommandOutcome", "CommandRun", "run", "run_command"]
@@ -49,7 +49,7 @@ def run_command(argv: Sequence[str], on_output: Callable[[bytes], None]) -> Comm
 # -- delivering a log, and running a command ------------------------------------------------
 
 
-class CommandRun(Value):
+class CommandRun(Frozen):
     """A finished ``run``: how the command ended, and what the agent is handed."""
 
     outcome: CommandOutcome
@@ -61,7 +61,7 @@ class CommandRun(Value):
     def tool_result(self, *, verbose: bool | None = None) -> ToolResult:
         """For both audiences: the delivered text for the model exactly (its closing line
         says how the command ended), a summary for the person."""
-        from agentout.dual import ToolResult, format_for_user, verbose_from_env
+        from agentout.deliver.dual import ToolResult, format_for_user, verbose_from_env
 
         done, delivery = self.outcome, self.delivery
         error = done.error or (f"exit status {done.exit_status}" if done.exit_status else None)
@@ -116,7 +116,7 @@ def run(
 
     ``reduce_as``: the words whose reducer reads the output, when they are not ``argv``'s
     (a recipe line run by its shell). A task runner (``make``, ``just``, ``npm run``) is
-    told to run each recipe line through agentout (``agentout.tasks``): the lines come
+    told to run each recipe line through agentout (``agentout.sources.tasks``): the lines come
     reduced and labelled, and the whole is delivered as printed, or cut to the budget."""
     from agentout import process
     from agentout.reducers import find
@@ -170,7 +170,7 @@ def run(
         header["secrets"] = stream.found.total
     reducer: Reducer | None = None
     if tasks is not None:
-        from agentout.tasks._blocks import TaskBlocks
+        from agentout.sources.tasks._blocks import TaskBlocks
 
         reducer = TaskBlocks()
     elif (reduce and outcome.error is None) or outcome.timed_out:
@@ -238,11 +238,11 @@ def _tests(
 
 def _tasks(argv: Sequence[str], cwd: str | os.PathLike[str] | None) -> Prepared | None:
     """The task runner told to run its recipe lines through agentout, if it is one."""
-    from agentout.tasks import RUNNERS
+    from agentout.sources.tasks import RUNNERS
 
     if not argv or os.path.basename(argv[0]) not in RUNNERS:
         return None  # most commands: nothing more is imported
-    from agentout.tasks import prepare
+    from agentout.sources.tasks import prepare
 
     return prepare(argv, None if cwd is None else os.fspath(cwd))
 

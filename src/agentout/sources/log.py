@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from agentout.deliver import (
+from agentout.deliver.hybrid import (
     Delivery,
     PackSettings,
     Spool,
@@ -30,9 +30,9 @@ from agentout.deliver import (
 from agentout.formats import Format
 from agentout.pack import Packed
 from agentout.records import Record, Result
-from agentout.spill import SpillRef, SpillStore
+from agentout.store.spill import SpillRef, SpillStore
 from agentout.tokens import Tokenizer
-from agentout.truncate import clip
+from agentout.tokens.truncate import clip
 
 __all__ = ["BINARY", "Line", "LogDigest", "LogSink"]
 

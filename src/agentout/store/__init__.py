@@ -1,4 +1,4 @@
-"""Where spilled output lives, beyond the local directory of ``agentout.spill``.
+"""Where spilled output lives, beyond the local directory of ``agentout.store.spill``.
 
 ``AGENTOUT_STORE`` (or ``--store``) names the store: a local path (the default, today's
 private directory) or a URL of an object store, ``s3://bucket/prefix``, ``gs://…`` or

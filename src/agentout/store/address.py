@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from agentout.errors import AgentoutError
-from agentout.value import Value
+from agentout.frozen import Frozen
 
 __all__ = ["ENV_STORE", "EXTRAS", "RemoteAddress", "StoreAddressError", "parse_address"]
 
@@ -38,7 +38,7 @@ class StoreAddressError(AgentoutError):
     """``AGENTOUT_STORE`` or ``--store`` names no store agentout can use."""
 
 
-class RemoteAddress(Value):
+class RemoteAddress(Frozen):
     """An object store location: ``protocol://bucket/prefix`` (the prefix may be empty)."""
 
     protocol: str

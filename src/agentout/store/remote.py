@@ -1,6 +1,6 @@
 """An object store through fsspec: what ``SpillStore`` does with a URL behind it.
 
-Every key is ``PREFIX/NAME`` with a name ``agentout.spill`` made and checked (no slash,
+Every key is ``PREFIX/NAME`` with a name ``agentout.store.spill`` made and checked (no slash,
 no ``..``, the spill name pattern), so nothing is read, listed or removed outside the
 prefix, and a namespace is ``PREFIX/namespaces/NAME``: listing is one level deep, so two
 prefixes never see each other's objects. Reads are ranged (``RangedReader``): a page

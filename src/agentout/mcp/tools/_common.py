@@ -14,7 +14,7 @@ from agentout.errors import AgentoutError
 from agentout.mcp.config import ServerConfig
 from agentout.mcp.fit import DEFAULT_MAX_TOKENS, MAX_TOKENS, MIN_TOKENS, SPILL_URI, Limits
 from agentout.mcp.results import reserve
-from agentout.truncate import truncate_string
+from agentout.tokens.truncate import truncate_string
 
 __all__ = [
     "MAX_ITEMS",

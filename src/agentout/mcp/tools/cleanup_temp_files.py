@@ -9,7 +9,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from agentout.deliver import deliver_records
+from agentout.deliver.hybrid import deliver_records
 from agentout.mcp.config import ServerConfig
 from agentout.mcp.results import Reply, to_result
 from agentout.mcp.tools._common import MaxTokens, Threshold, packing, tool_errors

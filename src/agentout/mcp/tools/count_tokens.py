@@ -68,7 +68,7 @@ def register(server: MCPServer[Any], config: ServerConfig) -> None:
 def _count(
     config: ServerConfig, text: str | None, path: str | None, tokenizer: str | None
 ) -> CallToolResult:
-    from agentout.sources._text import read_text
+    from agentout.read.text import read_text
     from agentout.tokens import count_stream_cuts
 
     with tool_errors():

@@ -10,7 +10,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from agentout.deliver import Delivery, PackSettings, Spool, finish
+from agentout.deliver.hybrid import Delivery, PackSettings, Spool, finish
 from agentout.errors import InputError
 from agentout.mcp.config import ServerConfig
 from agentout.mcp.fit import Limits
@@ -26,7 +26,7 @@ from agentout.mcp.tools._common import (
 )
 from agentout.pack import pack
 from agentout.records import Result
-from agentout.spill import SpillRef
+from agentout.store.spill import SpillRef
 
 NAME = "notes_context"
 DESCRIPTION = (

@@ -79,7 +79,7 @@ def _read(
     part: int,
     max_tokens: int | None,
 ) -> CallToolResult:
-    from agentout.page import LineRange, page
+    from agentout.store.page import LineRange, page
 
     with tool_errors():
         limits = config.limits(max_tokens)

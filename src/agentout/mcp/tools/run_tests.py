@@ -19,7 +19,7 @@ from agentout.errors import AgentoutError
 from agentout.mcp.config import ServerConfig
 from agentout.mcp.results import Reply, to_result
 from agentout.mcp.tools._common import MAX_ITEMS, SHORT, MaxTokens, Short, packing, tool_errors
-from agentout.spill import SpillRef, SpillStore
+from agentout.store.spill import SpillRef, SpillStore
 
 NAME = "run_tests"
 DESCRIPTION = (

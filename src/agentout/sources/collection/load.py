@@ -1,6 +1,6 @@
 """A collection's records, from files, directories and globs, one at a time.
 
-What a path holds decides how it is read (``agentout.inputs``, the reader ``fit`` uses):
+What a path holds decides how it is read (``agentout.read.structured``, the reader ``fit`` uses):
 
 - ``.jsonl`` / ``.ndjson``: one record per line, streamed (memory stays flat whatever the
   size); a bad line is reported and skipped, the rest still read.
@@ -12,7 +12,7 @@ What a path holds decides how it is read (``agentout.inputs``, the reader ``fit`
 - a glob (``kb/**/*.yaml``): the files it matches, in name order; ``-``: stdin as JSONL
   (a JSON array when it starts with ``[``).
 
-A value becomes records by ``agentout.inputs``' rule, the one ``fit`` follows: an array
+A value becomes records by ``agentout.read.structured``' rule, the one ``fit`` follows: an array
 gives one record per element; a mapping that holds a single key holding a mapping
 (TMKB's ``threat_pattern:`` files) or an array is unwrapped; a mapping holding an array
 of records (under ``items``, ``data``...) gives that array's elements; any other mapping
@@ -22,7 +22,7 @@ A file that cannot be read (malformed, empty, binary, unknown type) is skipped a
 reported as an ``InputError`` naming ``FILE:LINE``; the others are still read. The
 ``LoadReport`` says how many files were read and skipped.
 
-JSON is read by the rules of ``agentout fit`` (``agentout.sources._stream.loads``), in
+JSON is read by the rules of ``agentout fit`` (``agentout.read.stream.loads``), in
 its words: NaN and Infinity refused, nesting deeper than ``MAX_DEPTH`` (counted from the
 top of the line, file or YAML document) refused, a JSONL line at most the same 16 MiB,
 invalid UTF-8 named by its byte offset.
@@ -38,12 +38,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from agentout import inputs
 from agentout.errors import InputError
-from agentout.sources._stream import loads, loads_line, too_large
-from agentout.sources._text import invalid_utf8
-from agentout.sources.collection.safe_yaml import load_documents
-from agentout.sources.data import DEFAULT_MAX_RECORD_MIB
+from agentout.read import structured as inputs
+from agentout.read.data import DEFAULT_MAX_RECORD_MIB
+from agentout.read.safe_yaml import load_documents
+from agentout.read.stream import loads, loads_line, too_large
+from agentout.read.text import invalid_utf8
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -254,7 +254,7 @@ def _read_whole(data: bytes, name: str, kind: str) -> Iterator[Item]:
 
 
 def _records(value: Any, label: str) -> Iterator[Item]:
-    """The records of a value by ``agentout.inputs``' rule (see the module doc)."""
+    """The records of a value by ``agentout.read.structured``' rule (see the module doc)."""
     records, key = inputs.records_of(value)
     if records is not value and (key is not None or isinstance(_only(value), list)):
         label = f"{label}.{key}" if key is not None else label

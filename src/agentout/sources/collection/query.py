@@ -7,7 +7,7 @@
 3. order them: BM25 relevance to ``query`` (only records sharing a term match), or by
    ``sort``, or as the files give them (then nothing is held in memory but one page);
 4. show the first page through ``pack`` with the ``agent`` or ``verbose`` preset;
-5. hybrid delivery (``agentout.deliver.finish``): when the page does not show the whole
+5. hybrid delivery (``agentout.deliver.hybrid.finish``): when the page does not show the whole
    matching set in full, the complete set goes to the spill store as JSONL, named after
    its content, and the result's summary names it with its fields and the counts of its
    low-cardinality fields. If the store fails, the page is all there is, and says so.
@@ -20,12 +20,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentout.deliver import PackSettings, Spool, check_mode, finish, resolve_threshold
+from agentout.deliver.hybrid import PackSettings, Spool, check_mode, finish, resolve_threshold
 from agentout.errors import InputError
-from agentout.fields import FieldSummary
 from agentout.formats import Format
 from agentout.pack import PRESETS, Packed, pack
 from agentout.records import Result, is_empty
+from agentout.records.fields import FieldSummary
 from agentout.sources.collection.load import Item, LoadReport, load
 from agentout.sources.collection.rank import id_key, rank, sort_items
 from agentout.sources.collection.views import (
@@ -36,7 +36,7 @@ from agentout.sources.collection.views import (
     field_value,
     to_record,
 )
-from agentout.spill import SpillRef, SpillStore
+from agentout.store.spill import SpillRef, SpillStore
 from agentout.tokens import Tokenizer
 
 __all__ = ["Answer", "CollectionError", "Where", "query"]
@@ -268,7 +268,7 @@ def query(
         command names the first record not shown, which depends on what fits: pack for a
         full page first (usually right: one pack), then for what fits, never allowing
         more records."""
-        from agentout.sources.output import short_ref
+        from agentout.deliver.text import short_ref
 
         ident = short_ref(ref)
         header["ref"] = ident

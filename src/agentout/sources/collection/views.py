@@ -73,14 +73,14 @@ class ViewSpec:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> ViewSpec:
         """Read a YAML or JSON view file (JSON is YAML, so one safe loader reads both)."""
-        from agentout.sources.collection.safe_yaml import load_documents
+        from agentout.read.safe_yaml import load_documents
 
         name = os.fspath(path)
         try:
             with open(name, encoding="utf-8") as handle:
                 text = handle.read()
         except OSError as exc:
-            from agentout.sources._text import unreadable
+            from agentout.read.text import unreadable
 
             raise unreadable(exc, name) from None
         except UnicodeDecodeError:

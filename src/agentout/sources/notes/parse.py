@@ -129,7 +129,7 @@ def split_front_matter(text: str, path: str) -> tuple[str | None, str, int]:
 def _load_yaml(front: str, path: str) -> Mapping[str, Any]:
     # deferred: only reading notes pays for it. The one YAML 1.2 reader agentout has:
     # safe, alias bombs and depth refused, any error on a value located.
-    from agentout.sources.collection.safe_yaml import load_documents
+    from agentout.read.safe_yaml import load_documents
 
     try:
         documents = list(load_documents(front, path, first_line=2))

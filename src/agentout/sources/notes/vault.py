@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentout.errors import AgentoutError, InputError
+from agentout.dirs import private_dir
+from agentout.errors import AgentoutError, InputError, SpillError
 from agentout.sources.notes.graph import Edge, Graph
 from agentout.sources.notes.parse import (
     NOTE_SUFFIXES,
@@ -46,7 +47,6 @@ from agentout.sources.notes.parse import (
     parse_note,
     split_front_matter,
 )
-from agentout.spill import SpillError, private_dir
 
 __all__ = [
     "ENV_CACHE_DIR",
@@ -412,7 +412,7 @@ def _read_cache(cache_file: Path) -> dict[str, Any]:
 
 
 def _stamp() -> str:
-    from agentout import __version__
+    from agentout._version import __version__
 
     return f"{_CACHE_VERSION}:{__version__}"
 

@@ -53,7 +53,7 @@ def read_junit(paths: Sequence[str], cwd: str | None = None) -> Run:
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
-            from agentout.sources._text import unreadable
+            from agentout.read.text import unreadable
 
             raise unreadable(exc, path) from None
         more, seconds = _parse(data, path)

@@ -22,7 +22,8 @@ that difference, and an assertion helper in the test file is not repeated as ``o
 from what the focus mode asks to leave out. The first record of every root cause has
 priority over the rest (errors before failed assertions), so a tight budget still shows
 each cause once; a file's ``P`` line is walked just before the first of its records, so
-no record is shown without its file. ``failures_of`` reads a report back.
+no record is shown without its file. ``agentout.sources.testing.readback`` reads a
+report back.
 
 Whenever the run has failures, the complete report (every failure, its full traceback
 and captured output) is written to agentout's private spill store and the summary line
@@ -51,10 +52,12 @@ from agentout.sources.testing.model import (
     group_causes,
     origin_file,
 )
+from agentout.sources.testing.readback import split_top
+from agentout.sources.testing.secrets import without_secrets
 from agentout.tokens import Tokenizer, get_tokenizer
-from agentout.truncate import truncate_string
+from agentout.tokens.truncate import truncate_string
 
-__all__ = ["NO_TESTS", "build", "failures_of", "full_report", "named_tests", "render", "report"]
+__all__ = ["NO_TESTS", "build", "full_report", "render", "report"]
 
 _NAME_CHARS = 160
 # Token caps of the tersest view's free text, as written (see _short), so the status, a
@@ -287,21 +290,6 @@ def _where(failure: Failure) -> dict[str, int]:
     return {"L": failure.line, "col": failure.column} if failure.column else {"L": failure.line}
 
 
-def _split_top(text: str) -> list[str]:
-    """``text`` split at each ", " outside brackets: ``a L1, b (i=1, j=2)`` -> 2 parts."""
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth = max(0, depth - 1)
-        elif depth == 0 and text.startswith(", ", i):
-            parts.append(text[start:i])
-            start = i + 2
-    parts.append(text[start:])
-    return parts
-
-
 def _also(first: Failure, others: Sequence[Failure]) -> str | list[str]:
     """The other tests of a record, compactly: ``Class::test_n L860, Class::test_odd
     L833``. Each name is whole, as the runner prints it and takes it back to run that
@@ -312,22 +300,7 @@ def _also(first: Failure, others: Sequence[Failure]) -> str | list[str]:
         parts.append(clean(failure.name, _NAME_CHARS) + line)
     joined = ", ".join(parts)
     # A name that would split wrongly (", " outside brackets) keeps the list form.
-    return joined if _split_top(joined) == parts else parts
-
-
-def named_tests(row: Mapping[str, Any]) -> list[str]:
-    """The tests a report's ``R`` record names, as pytest's names within the file
-    (``Class::test``, ``test[id]``, ``test (subtest)``): what ``failures_of`` gives back
-    for a program that wants the list."""
-    test = row.get("test")
-    if test is None:
-        return []
-    if "subtests" in row:
-        cases = [re.sub(r" L\d+$", "", str(case)) for case in row["subtests"]]
-        return [f"{test} {case}" for case in cases]
-    also = row.get("also") or []
-    parts = also if isinstance(also, list) else _split_top(str(also))
-    return [str(test)] + [re.sub(r" L\d+$", "", str(part)) for part in parts]
+    return joined if split_top(joined) == parts else parts
 
 
 class _Quoted:
@@ -511,33 +484,6 @@ def build(
     return Result.of(records, header=header_fields, summary=summary), order
 
 
-def failures_of(text: str, path: str | None = None) -> list[dict[str, Any]]:
-    """The ``R`` records of a report (records or JSON format), each with the ``file`` of
-    the ``P`` line above it: what a program reading the report needs. Text that is neither
-    raises ``InputError`` naming ``path`` and the line."""
-    from agentout.errors import InputError
-    from agentout.formats.records import parse
-
-    if not text.lstrip().startswith("{"):
-        rows = parse(text, path=path)
-    else:  # JSON: records in order, the kind in "_kind"
-        try:
-            records = json.loads(text)["records"]
-            rows = [(row.pop("_kind", "R"), row) for row in records]
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not a JSON report: {exc.msg}", path, exc.lineno, exc.colno) from None
-        except (KeyError, TypeError, AttributeError):
-            raise InputError("not an agentout report: no list of records", path) from None
-    out: list[dict[str, Any]] = []
-    file: dict[str, Any] = {}
-    for kind, fields in rows:
-        if kind == "P":
-            file = {"file": fields.get("file", "?")}
-        elif kind == "R":
-            out.append({**file, **fields})
-    return out
-
-
 def full_report(run: Run, output: str = "") -> str:
     """Every failure with its complete text: what the agent reads when it needs more;
     ``output`` (what the runner printed) at the end."""
@@ -562,7 +508,7 @@ def full_report(run: Run, output: str = "") -> str:
 def _spill(run: Run, output: str = "") -> str | None:
     """Keep the full report in the private store; None if it cannot be written."""
     from agentout.errors import AgentoutError
-    from agentout.spill import SpillStore
+    from agentout.store.spill import SpillStore
 
     try:
         text = full_report(run, output)
@@ -593,7 +539,7 @@ def report(
     full report only."""
     from agentout.pack import pack
 
-    run, output = _without_secrets(run, output)
+    run, output = without_secrets(run, output)
     keep = bool(run.failures) or (bool(output.strip()) and not run.passed)
     full = _spill(run, output) if keep else None
     result, order = build(run, focus, full, tokenizer)
@@ -606,40 +552,6 @@ def report(
         order=order,
     )
     return packed.text, full
-
-
-def _without_secrets(run: Run, output: str) -> tuple[Run, str]:
-    """The run's messages, values and output with secrets hidden (``agentout.redact``),
-    before anything is shown or kept: a test that compares a token prints it."""
-    from dataclasses import replace
-
-    from agentout.redact import default_redactor
-
-    redactor = default_redactor()
-    if not redactor.enabled:
-        return run, output
-
-    def hide(text: str) -> str:
-        return redactor.redact_cut_text(text)[0] if text else text
-
-    def hide_or_none(text: str | None) -> str | None:
-        return None if text is None else hide(text)
-
-    failures = tuple(
-        replace(
-            f,
-            message=hide(f.message),
-            expected=hide_or_none(f.expected),
-            got=hide_or_none(f.got),
-            diff=hide(f.diff),
-            output=hide(f.output),
-            details=hide(f.details),
-            source=tuple(hide(line) for line in f.source),
-        )
-        for f in run.failures
-    )
-    diagnostics = tuple(replace(d, message=hide(d.message)) for d in run.diagnostics)
-    return replace(run, failures=failures, diagnostics=diagnostics), hide(output)
 
 
 def render(

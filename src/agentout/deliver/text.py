@@ -1,0 +1,290 @@
+"""Text output for an agent: as printed when it fits, reduced when a reducer knows it,
+cut to what matters when it does not fit, and never larger than it was.
+
+One envelope for ``agentout run``, ``fit`` on text and logs, and the MCP tools (see
+``agentout.formats.raw``). ``deliver_output`` takes a finished ``Capture``:
+
+1. Small output (at most the inline threshold) that fits the budget is given whole:
+   exactly as printed (terminal escapes and redraws resolved), plus ``[exit N]`` when
+   the status is not 0. Nothing is stored. No tokenizer is loaded when the byte count
+   alone shows it fits (a token is at least one byte).
+2. A reducer for the command gives its compact form; it is used when it is smaller than
+   the output (by a margin, so it never costs more tokens) and the output itself is
+   kept in the store, named on the closing line.
+3. What does not fit is packed within the budget (``max_tokens``, else the inline
+   threshold in characters): the lines or blocks that matter most, whole, in order,
+   each gap a marker with the command that shows it, and the exact token count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from agentout.deliver.whole import lines_of as _lines
+from agentout.deliver.whole import whole_text as _whole_text
+from agentout.frozen import Frozen
+from agentout.reducers import REDUCE_MAX_BYTES, Output, Reduced, Reducer, command_words
+from agentout.store.capture import Capture
+
+if TYPE_CHECKING:  # imported where used: small output is given without any of them
+    from agentout.formats import Format
+    from agentout.pack import Packed
+    from agentout.records import Record
+    from agentout.redact import Redactor
+    from agentout.store.spill import SpillRef
+    from agentout.tokens import Tokenizer
+
+__all__ = ["REDUCED_AT_MOST", "TextDelivery", "TextSettings", "deliver_output", "short_ref"]
+
+# A reduced form is used only when it has at most this share of the output's bytes: far
+# enough below that it cannot cost more tokens, without loading a tokenizer to check.
+REDUCED_AT_MOST = 0.85
+# With no budget given, a reducer's complete form may take this many times the inline
+# threshold: it already holds every fact in the fewest lines, and cutting it loses some
+# (157 grep matches, 182 ruff diagnostics). An explicit --max-tokens/--max-chars holds.
+REDUCED_ROOM = 2
+Form = Literal["whole", "reduced", "cut"]
+
+
+class TextSettings(Frozen):
+    """The budget and the form of a text delivery. ``own``: a prefix that marks
+    agentout's own lines in the output (a task runner's recipe lines, reduced by
+    agentout's line shell): taken off, and the line left as it is."""
+
+    threshold: int
+    max_tokens: int | None
+    max_chars: int | None
+    format: str | Format
+    tokenizer: str | Tokenizer | None
+    own: str | None
+
+    def __init__(
+        self,
+        threshold: int,
+        max_tokens: int | None = None,
+        max_chars: int | None = None,
+        format: str | Format = "raw",
+        tokenizer: str | Tokenizer | None = None,
+        own: str | None = None,
+    ) -> None:
+        self._set(
+            threshold=threshold, max_tokens=max_tokens, max_chars=max_chars, format=format,
+            tokenizer=tokenizer, own=own,
+        )  # fmt: skip
+
+    @property
+    def raw(self) -> bool:
+        return (self.format if isinstance(self.format, str) else self.format.name) == "raw"
+
+
+class TextDelivery(Frozen):
+    """What the agent is handed, and an account of it for the person and the ledger.
+    ``packed``: when the budget decided (or a data format was asked); ``secrets``: how
+    many were hidden from the agent (agentout.redact)."""
+
+    text: str
+    form: Form
+    ref: SpillRef | None
+    warning: str | None
+    packed: Packed | None
+    raw_bytes: int
+    raw_lines: int
+    reducer: str | None
+    secrets: int
+
+    def __init__(
+        self,
+        text: str,
+        form: Form,
+        ref: SpillRef | None = None,
+        warning: str | None = None,
+        packed: Packed | None = None,
+        raw_bytes: int = 0,
+        raw_lines: int = 0,
+        reducer: str | None = None,
+        secrets: int = 0,
+    ) -> None:
+        self._set(
+            text=text, form=form, ref=ref, warning=warning, packed=packed,
+            raw_bytes=raw_bytes, raw_lines=raw_lines, reducer=reducer, secrets=secrets,
+        )  # fmt: skip
+
+    @property
+    def tokens(self) -> int | None:
+        """The exact count when the delivery was packed; None when it was given whole."""
+        return None if self.packed is None else self.packed.stats.tokens
+
+
+def short_ref(ref: SpillRef) -> str:
+    """The name ``agentout show`` takes: the 16 hex digits of the stored file's name."""
+    stem = ref.ref.rsplit(".", 1)[0]
+    return stem.rsplit("-", 1)[-1]
+
+
+def _fits(text: str, settings: TextSettings, limit_chars: int | None) -> bool:
+    if limit_chars is not None and len(text) > limit_chars:
+        return False
+    if settings.max_tokens is None or len(text.encode("utf-8")) <= settings.max_tokens:
+        return True  # a token is at least one byte: no tokenizer needed
+    from agentout.tokens import count_until, get_tokenizer
+
+    return count_until(text, settings.max_tokens, get_tokenizer(settings.tokenizer)) is not None
+
+
+def deliver_output(
+    capture: Capture,
+    settings: TextSettings,
+    *,
+    argv: Sequence[str] = (),
+    exit_status: int = 0,
+    header: Mapping[str, Any] | None = None,
+    reducer: Reducer | None = None,
+    redactor: Redactor | None = None,
+) -> TextDelivery:
+    """See the module docstring. ``header`` fields (exit, signal, error, secrets, cmd,
+    duration...) go to the closing line (raw) or the header line (data formats).
+    ``redactor``: the output was captured with its secrets (``--keep-secrets``), so the
+    lines are redacted here, before anything is shown."""
+    head: dict[str, Any] = dict(header or {})
+    head.setdefault("exit", exit_status)
+    if capture.warning:
+        head["warning"] = capture.warning
+    data = capture.whole(max(settings.threshold, REDUCE_MAX_BYTES if reducer else 0))
+    if data is not None and redactor is not None:
+        data, hidden = redactor.redact_bytes(data)
+        if hidden.total:
+            head["secrets"] = head.get("secrets", 0) + hidden.total
+    lines = _lines(data, settings.own) if data is not None else None
+
+    small = data is not None and len(data) <= settings.threshold
+    stored = capture.writer is not None  # --mode file: kept whatever its size
+
+    # 1. a reducer's compact form, when it is smaller and fits
+    reduced: Reduced | None = None
+    if reducer is not None and lines is not None:
+        words = command_words(argv)
+        reduced = reducer.reduce(Output(tuple(argv), words, lines, exit_status))
+    if reduced is not None and settings.raw and data is not None:
+        chosen = _try_reduced(capture, reduced, settings, head, data, reducer)
+        if chosen is not None:
+            return chosen
+        if small and not settings.own:
+            reduced = None  # small output the reducer did not shorten: cut as printed
+
+    # 2. small, and it fits: as printed
+    if small and settings.raw and lines is not None:
+        text = _whole_text(lines, head)
+        if _fits(text, settings, settings.max_chars):
+            return _whole(capture, lines, head, stored)
+
+    # 3. cut to what matters, within the budget
+    ref = capture.commit()
+    if ref is not None:
+        head["ref"] = short_ref(ref)
+    head["lines"] = capture.lines
+    if reduced is not None:
+        records, order = reduced.records, reduced.order
+    else:
+        from agentout.reducers.generic import digest
+
+        found = digest(capture.scan().finish())
+        records, order = found.records, found.order
+    from agentout.pack import pack
+    from agentout.records import Result
+
+    budget_chars = settings.max_chars
+    if settings.max_tokens is None and budget_chars is None:
+        budget_chars = settings.threshold
+    packed = pack(
+        Result.of(records, head),
+        format=settings.format,
+        max_tokens=settings.max_tokens,
+        max_chars=budget_chars,
+        tokenizer=settings.tokenizer,
+        order=order,
+    )
+    name = None if reducer is None or reduced is None else reducer.name
+    return _delivered(
+        capture, packed.text, "cut", packed=packed, reducer=name, secrets=_hidden(head)
+    )
+
+
+def _try_reduced(
+    capture: Capture,
+    reduced: Reduced,
+    settings: TextSettings,
+    head: dict[str, Any],
+    data: bytes,
+    reducer: Reducer | None,
+) -> TextDelivery | None:
+    """The reducer's form whole, with the output stored: if it is smaller and it fits."""
+    from agentout.formats.raw import FORMAT as RAW
+
+    probe = {**head, "ref": "0" * 16, "lines": capture.lines}  # the real name is as long
+    document = _document(reduced.records, probe)
+    text = RAW.render(document)
+    if len(text.encode("utf-8")) > REDUCED_AT_MOST * len(data):
+        return None
+    room = settings.threshold
+    if settings.max_tokens is None and settings.max_chars is None:
+        room *= REDUCED_ROOM
+    if len(text.encode("utf-8")) > room or not _fits(text, settings, settings.max_chars):
+        return None
+    ref = None if reduced.complete else capture.commit()
+    if ref is None:  # complete (or the store failed, which the warning says): no reference
+        probe.pop("ref")
+        capture.discard()
+    else:
+        probe["ref"] = short_ref(ref)
+    text = RAW.render(_document(reduced.records, probe))
+    name = reducer.name if reducer is not None else None
+    return _delivered(capture, text, "reduced", reducer=name, secrets=_hidden(head))
+
+
+def _whole(
+    capture: Capture, lines: Sequence[str], head: dict[str, Any], stored: bool
+) -> TextDelivery:
+    """As printed; stored too only when asked (``--mode file``), the closing line naming it."""
+    if not stored:
+        capture.discard()
+        return _delivered(capture, _whole_text(lines, head), "whole", secrets=_hidden(head))
+    ref = capture.commit()
+    if ref is not None:
+        head = {**head, "ref": short_ref(ref)}
+    return _delivered(capture, _whole_text(lines, head), "whole", secrets=_hidden(head))
+
+
+def _hidden(head: Mapping[str, Any]) -> int:
+    return int(head.get("secrets") or 0)
+
+
+def _delivered(
+    capture: Capture,
+    text: str,
+    form: Form,
+    *,
+    packed: Packed | None = None,
+    reducer: str | None = None,
+    secrets: int = 0,
+) -> TextDelivery:
+    return TextDelivery(
+        text,
+        form,
+        ref=capture.ref,
+        warning=capture.warning,
+        packed=packed,
+        raw_bytes=capture.size,
+        raw_lines=capture.lines,
+        reducer=reducer,
+        secrets=secrets,
+    )
+
+
+def _document(records: Sequence[Record], header: Mapping[str, Any]) -> Any:
+    """Every record at its fullest view: what the raw format renders when nothing is cut."""
+    from agentout.records import Document, Stats
+
+    picked = tuple((record, record.fullest) for record in records)
+    stats = Stats(len(records), len(records), 0, 0, 0, "none", False)
+    return Document(header, stats, picked, {}, tuple(range(len(records))))

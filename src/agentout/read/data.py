@@ -1,0 +1,355 @@
+"""Structured data as records: JSON, JSONL, YAML, TOML, CSV/TSV, or text.
+
+``read_data(path)`` reads the input in bounded pieces (1 MiB of text at a time; one record
+at a time, but for YAML and TOML, read whole, at most the record size limit). What it is
+comes from ``--input-format``, else the file's extension (see ``agentout.read.structured``, the
+one reader ``records`` and the MCP tools share), else its first characters:
+
+- ``[`` : a JSON array; each element is a record.
+- ``{`` : one JSON object; its records by ``agentout.read.structured``' rule (the elements of an
+  array of records it holds, its other scalar keys in the header; or itself). If more
+  values follow the first one, the input is JSONL (or any whitespace-separated JSON
+  values, as ``jq`` prints them): one record per value.
+- anything else (or a first line like ``[INFO] ...``): text, one record per non-blank line.
+
+An object becomes a record with views from an index line (its first three scalar
+fields) through its scalar fields (long strings cut) and its small nested values to the
+whole object; a line becomes a record with the line cut and the whole line. Pack picks
+the richest view the budget allows; the header counts the records shown terser.
+
+Every record is built and kept, unless ``keep`` says which leading records to keep
+(``agentout.sources.fit`` keeps those a budget could possibly show): the rest are still parsed,
+so bad input anywhere is found, then counted into ``Result.total`` and forgotten with
+their views never built. Memory is then bounded by the records kept and the record size
+limit, not by the input, for a JSON array, JSONL and text. The arrays of a top-level
+JSON object are the exception: they are held whole until the object ends, as which one
+is the longest is only known then; only the views of the records left out are spared.
+
+Bad input is an ``InputError`` located as ``FILE:LINE:COL``: invalid JSON, NaN or
+Infinity, nesting deeper than ``MAX_DEPTH``, a record or line over the size limit. A
+duplicate key keeps its last value (as JSON.parse and jq do), with one warning on stderr
+naming where.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Literal
+
+from agentout.errors import InputError
+from agentout.read.stream import MAX_DEPTH, JsonParser, Reader
+from agentout.read.structured import csv_rows, kind_of, records_of, toml_value
+from agentout.read.text import Source, display_name, read_text
+from agentout.records import Record, Result, View
+from agentout.records.values import Cut
+from agentout.tokens.truncate import _boundary
+
+__all__ = [
+    "DEFAULT_MAX_RECORD_MIB",
+    "INDEX_CHARS",
+    "INDEX_FIELDS",
+    "INPUT_FORMATS",
+    "MAX_DEPTH",
+    "TERSE_CHARS",
+    "data_records",
+    "object_record",
+    "read_data",
+]
+
+InputFormat = Literal["auto", "json", "jsonl", "yaml", "toml", "csv", "tsv", "text"]
+INPUT_FORMATS: tuple[str, ...] = ("auto", "json", "jsonl", "yaml", "toml", "csv", "tsv", "text")
+
+# One record (a JSON value, a line) may hold at most this many MiB of text; past it the
+# input is refused, so a single 1 GB line costs 16 MiB of memory, not 1 GB.
+DEFAULT_MAX_RECORD_MIB = 16
+# A terse view cuts strings to this many characters (about 20 tokens of English); the
+# tersest, an index line, shows the first INDEX_FIELDS scalar fields cut to INDEX_CHARS.
+TERSE_CHARS = 80
+INDEX_FIELDS = 3
+INDEX_CHARS = 60
+_CUT_SLACK = 20
+_HEADER_CHARS = 200
+_RESERVED = frozenset(
+    {"agentout", "mode", "source", "input", "array", "other_keys", "ref", "warning", "total"}
+    | {"included"}
+    | {"omitted", "reduced", "truncated", "tokens", "tokenizer", "over_budget"}
+)
+
+# A first line like "[2025-03-04 10:00:01] INFO ..." or "[INFO] ..." is a log, not JSON.
+_LOG_LINE = re.compile(r"\[[^\[\]{}\"\n]*\][ \t]*[^\s,\[\]{}]")
+
+
+Take = Callable[[Record], bool]
+"""Shown each record in turn: whether to keep it (``keep``) or to go on looking (``dropped``)."""
+
+
+def read_data(
+    source: Source,
+    *,
+    input_format: InputFormat = "auto",
+    max_record_mib: int = DEFAULT_MAX_RECORD_MIB,
+    name: str | None = None,
+    keep: Take | None = None,
+    dropped: Take | None = None,
+) -> Result:
+    """Read a file (a path; ``-`` or None for stdin; or a binary stream) as records.
+
+    The header says ``mode=fit``, ``source=NAME`` and ``input=json|jsonl|text``.
+
+    ``keep``, if given, is shown each record in order until it first returns False: the
+    records it accepted are the result's, and from the one it refused on, records are
+    only counted (``Result.total`` says how many there were in all), their views never
+    built. ``dropped``, if given, is shown each record not kept (built after all) for as
+    long as it returns True; ``agentout.sources.fit`` uses it to learn whether the records left
+    out would have ruled out a CSV table.
+    """
+    name = display_name(source) if name is None else name
+    chunks = read_text(source, name=name)
+    return data_records(chunks, name, input_format, max_record_mib, keep=keep, dropped=dropped)
+
+
+def data_records(
+    chunks: Iterable[str],
+    name: str,
+    input_format: InputFormat = "auto",
+    max_record_mib: int = DEFAULT_MAX_RECORD_MIB,
+    *,
+    keep: Take | None = None,
+    dropped: Take | None = None,
+) -> Result:
+    """Records from text that arrives in pieces; see ``read_data``."""
+    if input_format not in INPUT_FORMATS:
+        raise ValueError(f"unknown input format {input_format!r}; known: {INPUT_FORMATS}")
+    if max_record_mib < 1:
+        raise ValueError(f"the record size limit must be at least 1 MiB, got {max_record_mib}")
+    header: dict[str, Any] = {"mode": "fit", "source": name}
+    named = kind_of(name) if input_format == "auto" else input_format
+    if named in ("csv", "tsv"):
+        header["input"] = named
+        rows = (row for _, row in csv_rows(chunks, name, delimiter="," if named == "csv" else "\t"))
+        return _collect(rows, _object_record, header, keep, dropped)
+    if named in ("yaml", "toml"):
+        header["input"] = named
+        documents, extra = _whole(_joined(chunks, name, max_record_mib), name, named)
+        return _collect(documents, _object_record, {**header, **extra}, keep, dropped)
+    reader = Reader(iter(chunks), name, max_record_mib)
+    first = reader.skip_ws()
+    if first is None:
+        raise InputError("empty input: no records", name)
+    kind: str
+    if input_format != "auto":
+        kind = input_format
+    elif named == "jsonl":
+        kind = "jsonl"
+    else:  # .json too: a JSON value, JSONL if more follow, text if it is no JSON
+        kind = _detect(reader, first)
+    if kind == "text":
+        header["input"] = "text"
+        if reader.dropped == 0:
+            reader.pos = 0  # keep the first line's indentation
+        lines = ((n, line) for n, line in reader.lines() if line.strip())
+        return _collect(lines, _line_record, header, keep, dropped)
+    parser = JsonParser(reader)
+    values: Iterator[Any]
+    if kind == "jsonl":
+        header["input"] = "jsonl"
+        values = parser.values()
+    elif first == "[":
+        header["input"] = "json"
+        values = parser.top_array()
+    elif first == "{":
+        top = parser.top_object()
+        if reader.skip_ws() is not None:  # more values follow: JSONL
+            if input_format == "json":
+                raise reader.error("extra data after the JSON object (JSON)", reader.pos)
+            header["input"] = "jsonl"
+            values = _chain(top.value, parser.values())
+        else:
+            header["input"] = "json"
+            values, extra = _unwrap(top.value)
+            header.update(extra)
+    else:
+        header["input"] = "json"
+        values = parser.values(single=True)
+    result = _collect(values, _object_record, header, keep, dropped)
+    parser.warn_duplicates()
+    return result
+
+
+def _collect(
+    items: Iterator[Any],
+    build: Callable[[Any], Record],
+    header: dict[str, Any],
+    keep: Take | None,
+    dropped: Take | None,
+) -> Result:
+    """Every item read (so errors anywhere are found); records built while needed."""
+    if keep is None:
+        return Result.of(map(build, items), header)
+    records: list[Record] = []
+    total = 0
+    keeping, watching = True, dropped is not None
+    for item in items:
+        total += 1
+        if not (keeping or watching):
+            continue
+        record = build(item)
+        if keeping and keep(record):
+            records.append(record)
+            continue
+        keeping = False
+        watching = watching and dropped is not None and dropped(record)
+    return Result.of(records, header, total=total)
+
+
+def _detect(reader: Reader, first: str) -> str:
+    if first == "{":
+        return "json"
+    if first == "[":
+        line = reader.peek_line(4096)
+        return "text" if _LOG_LINE.match(line) else "json"
+    return "text"
+
+
+def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    yield first
+    yield from rest
+
+
+# -- views -----------------------------------------------------------------------------
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters, as a ``Cut`` (which formats mark with
+    the number of characters left out), if that helps.
+
+    The cut never splits a character, a combining mark or an emoji sequence, and drops
+    the whitespace before it ("fox..." reads better than "fox ..."). Views count
+    characters, so they do not depend on the tokenizer a budget is counted with.
+    """
+    if len(text) <= limit + _CUT_SLACK:  # a cut must save more than its marker costs
+        return text
+    cut = _boundary(text, limit - 3)
+    tidy = _boundary(text, len(text[:cut].rstrip()))
+    kept = text[: tidy if tidy > 0 else cut]
+    return Cut(kept, len(text) - len(kept))
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _small(value: list[Any] | dict[str, Any]) -> bool:
+    """Is this nested value short enough for a terse view? (The length of its ``repr``
+    is a close enough measure of its JSON length.)"""
+    return len(value) <= TERSE_CHARS // 8 and _repr_length(value, TERSE_CHARS) <= TERSE_CHARS
+
+
+def _repr_length(value: Any, limit: int) -> int:
+    """``len(repr(value))`` for parsed JSON, or some number over ``limit`` once it is
+    known to pass it: a few dozen characters are looked at, however large the value."""
+    if isinstance(value, str):
+        return len(value) + 2 if len(value) > limit else len(repr(value))
+    if not isinstance(value, (list, dict)):
+        return len(repr(value))  # a number, a boolean or None: short
+    size = 2 * max(len(value), 1)  # the brackets, and ", " between items; ": " in a dict
+    pairs = value.items() if isinstance(value, dict) else ((None, item) for item in value)
+    for key, item in pairs:
+        if size > limit:
+            break
+        if key is not None:
+            size += 2 + _repr_length(key, limit - size)
+        size += _repr_length(item, limit - size)
+    return size
+
+
+def object_record(value: Any) -> Record:
+    """The record ``fit`` makes of a JSON value, views from an index line to all of it."""
+    return _object_record(value)
+
+
+def _object_record(value: Any) -> Record:
+    """Views, tersest first: an index line (the first few scalar fields, cut short); all
+    scalar fields (long strings cut); those and the small nested values; everything."""
+    if not isinstance(value, dict):
+        cut = _cut(value, TERSE_CHARS) if isinstance(value, str) else value
+        full = {"value": value}
+        return Record.of(full) if cut == value else Record.of({"value": cut}, full)
+    index: dict[str, Any] = {}
+    terse: dict[str, Any] = {}
+    middle: dict[str, Any] = {}
+    for key, item in value.items():
+        if isinstance(item, (dict, list)):  # parsed JSON: everything else is a scalar
+            if _small(item):
+                middle[key] = item
+            continue
+        is_text = isinstance(item, str)
+        middle[key] = terse[key] = _cut(item, TERSE_CHARS) if is_text else item
+        if len(index) < INDEX_FIELDS:
+            index[key] = _cut(item, INDEX_CHARS) if is_text else item
+    if not terse and value:  # nothing scalar to show: name the fields instead
+        index = terse = {"_keys": list(value)}
+    views: list[View] = []
+    for view in (index, terse, middle, value):
+        if view and (not views or view != views[-1]):
+            views.append(view)
+    return Record.of(*views) if views else Record.of(value)
+
+
+def _line_record(numbered: tuple[int, str]) -> Record:
+    number, line = numbered
+    full = {"n": number, "line": line}
+    cut = _cut(line, TERSE_CHARS * 2)
+    return Record.of(full) if cut == line else Record.of({"n": number, "line": cut}, full)
+
+
+def _joined(chunks: Iterable[str], name: str, max_record_mib: int) -> str:
+    """The whole text, refused past the record size limit (YAML and TOML are read whole)."""
+    parts, size = [], 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > max_record_mib << 20:
+            raise InputError(f"file longer than {max_record_mib} MiB (--max-record-mib)", name)
+        parts.append(chunk)
+    text = "".join(parts)
+    if not text.strip():
+        raise InputError("empty input: no records", name)
+    return text
+
+
+def _whole(text: str, name: str, kind: str) -> tuple[Iterator[Any], dict[str, Any]]:
+    """The records of a YAML or TOML text, by the rule ``agentout.read.structured`` states; a
+    single document's other scalar keys go in the header, as for a JSON object."""
+    if kind == "toml":
+        documents: list[Any] = [toml_value(text, name)]
+    else:
+        from agentout.read.safe_yaml import load_documents
+
+        documents = [d for d in load_documents(text, name) if d is not None]
+        if not documents:
+            raise InputError("no YAML data (only comments or empty documents)", name)
+    if len(documents) == 1:
+        return _unwrap(documents[0])
+    return (record for document in documents for record in records_of(document)[0]), {}
+
+
+def _unwrap(obj: Any) -> tuple[Iterator[Any], dict[str, Any]]:
+    """The records of a single value (see ``agentout.read.structured``); the other keys of an
+    object whose array holds them as header."""
+    records, key = records_of(obj)
+    if key is None:
+        return iter(records), {}
+    header: dict[str, Any] = {"array": key}
+    others = []
+    for other, value in obj.items():
+        if other == key:
+            continue
+        if _is_scalar(value):
+            label = f"top.{other}" if other in _RESERVED else other
+            header[label] = _cut(value, _HEADER_CHARS) if isinstance(value, str) else value
+        else:
+            others.append(other)
+    if others:
+        header["other_keys"] = others
+    return iter(obj[key]), header

@@ -1,0 +1,259 @@
+"""A reducer file: read and checked (``load_spec``), or used only once a command could
+match it (``SpecFile``). What the file may say is in ``agentout.reducers.spec``."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from agentout.reducers.cache import KnownTexts
+from agentout.reducers.model import Output, Reduced
+from agentout.reducers.spec import Case, Spec, SpecError, compile_pattern
+
+__all__ = ["SpecFile", "load_spec", "safety_problems"]
+
+
+class SpecFile:
+    """A reducer file, read only once a command could match it: a file whose text does not
+    even name the command's first word (``"git"``) or a wildcard cannot, and every command
+    looks through all of them. One that cannot be read is named on stderr, once, and not
+    used (``agentout reducers verify`` says the same, with exit status 2)."""
+
+    def __init__(self, path: str | Path, text: str | None = None) -> None:
+        self.path = str(path)
+        self._text = text
+        self._loaded: Spec | None = None
+        self._broken = False
+
+    def text(self) -> str:
+        if self._text is None:
+            try:
+                self._text = Path(self.path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                self._text = ""
+        return self._text
+
+    def load(self) -> Spec | None:
+        if self._loaded is None and not self._broken:
+            try:
+                self._loaded = load_spec(self.path, self.text())
+            except SpecError as exc:
+                self._broken = True
+                sys.stderr.write(f"agentout: warning: {exc}; this reducer is not used\n")
+        return self._loaded
+
+    def matches(self, words: Sequence[str]) -> bool:
+        text = self.text()
+        if f'"{words[0]}"' not in text and f"'{words[0]}'" not in text and '"*"' not in text:
+            return False
+        spec = self.load()
+        return spec is not None and spec.matches(words)
+
+    def reduce(self, output: Output) -> Reduced | None:
+        spec = self.load()
+        return None if spec is None else spec.reduce(output)
+
+    def __getattr__(self, name: str) -> Any:  # name, facts, cases, complete, description...
+        if name.startswith("_"):
+            raise AttributeError(name)
+        spec = self.load()
+        if spec is None:
+            raise SpecError("cannot be read", self.path)
+        return getattr(spec, name)
+
+
+# -- reading a file ---------------------------------------------------------------------------
+
+_STEP_KINDS = ("skip", "keep", "replace", "section", "group", "dedupe", "collapse", "important")
+_REQUIRED = {
+    "section": ("start", "label"),
+    "group": ("pattern", "key", "header", "item"),
+    "dedupe": ("pattern", "key", "line", "message"),
+    "collapse": ("pattern",),
+}
+
+
+_KNOWN = KnownTexts("reducer-files.json")  # checked data of the files read before
+
+
+def load_spec(path: str | Path, text: str | None = None, *, check: bool = False) -> Spec:
+    """Read a reducer file; ``SpecError`` naming the file and the key for anything wrong.
+
+    Patterns are compiled when first used (every command looks its reducer up, few use
+    one); ``check`` compiles them all now, as ``agentout reducers verify`` does. A text
+    read and checked before is rebuilt from its data in the user cache (``cache``)."""
+    name = str(path)
+    if text is None:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SpecError(f"cannot read: {exc}", name) from None
+    known = None if check else _KNOWN.get(text)
+    if isinstance(known, dict):
+        try:
+            return _built(known, name)
+        except (KeyError, TypeError, ValueError, AttributeError, SpecError):
+            pass  # not data this version wrote: read the text
+    data = _parsed(text, name)
+    _check(data, name, check)
+    _KNOWN.put(text, data)
+    return _built(data, name)
+
+
+def _parsed(text: str, name: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        raise SpecError(f"not valid TOML ({exc})", name, line) from None
+
+
+def _check(data: dict[str, Any], name: str, check: bool) -> None:
+    """Everything ``load_spec`` promises about a file's data, or SpecError."""
+    spec_name = data.get("name")
+    if not isinstance(spec_name, str) or not spec_name:
+        raise SpecError("name: expected a non-empty string", name)
+    match = data.get("match")
+    if (
+        not isinstance(match, list)
+        or not match
+        or not all(isinstance(p, list) and p and all(isinstance(w, str) for w in p) for p in match)
+    ):
+        raise SpecError('match: expected a list of word lists, e.g. [["git", "status"]]', name)
+    facts = data.get("facts", [])
+    if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
+        raise SpecError("facts: expected a list of patterns", name)
+    for i, fact in enumerate(facts):  # facts are checked by Python's re (agentout.reducers.facts)
+        try:
+            re.compile(fact)
+        except re.error as exc:
+            raise SpecError(f"facts[{i}]: {fact!r} is not a valid pattern ({exc})", name) from None
+    steps = data.get("step", [])
+    if not isinstance(steps, list):
+        raise SpecError("step: expected [[step]] tables", name)
+    checked = [_check_step(step, i, name, check) for i, step in enumerate(steps)]
+    problems = safety_problems(_written(checked))
+    if problems:
+        raise SpecError(f"refused: {problems[0]}", name)
+
+
+def _built(data: dict[str, Any], name: str) -> Spec:
+    """The Spec of data that ``_check`` passed (the cases are checked here)."""
+    return Spec(
+        data["name"],
+        str(data.get("description", "")),
+        tuple(tuple(prefix) for prefix in data["match"]),
+        tuple(data.get("facts", [])),
+        tuple(data.get("step", [])),
+        name,
+        tuple(
+            Case(
+                case["fixture"],
+                tuple(case.get("contains", [])),
+                tuple(case.get("not_contains", [])),
+            )
+            for case in data.get("case", [])
+        ),
+        data.get("complete", False) is True,
+    )
+
+
+def _pattern(pattern: Any, where: str, path: str, check: bool) -> None:
+    """A pattern is a string; with ``check``, one RE2 compiles."""
+    if not isinstance(pattern, str):
+        raise SpecError(f"{where}: expected a pattern (a string)", path)
+    if check:
+        compile_pattern(pattern, where, path)
+
+
+def _check_step(step: Any, i: int, path: str, check: bool) -> dict[str, Any]:
+    where = f"step[{i}]"
+    if not isinstance(step, dict) or len(step) != 1 or next(iter(step)) not in _STEP_KINDS:
+        raise SpecError(f"{where}: expected one of {', '.join(_STEP_KINDS)}", path)
+    kind, value = next(iter(step.items()))
+    if kind in ("skip", "keep", "important"):
+        if not isinstance(value, list):
+            raise SpecError(f"{where}.{kind}: expected a list of patterns", path)
+        for j, pattern in enumerate(value):
+            _pattern(pattern, f"{where}.{kind}[{j}]", path, check)
+    elif kind == "replace":
+        if not isinstance(value, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("with"), str) for r in value
+        ):
+            raise SpecError(f"{where}.replace: expected [{{pattern, with}}, ...]", path)
+        for j, rule in enumerate(value):
+            _pattern(rule.get("pattern"), f"{where}.replace[{j}].pattern", path, check)
+    else:
+        if not isinstance(value, dict):
+            raise SpecError(f"{where}.{kind}: expected a table", path)
+        for key in _REQUIRED[kind]:
+            if not isinstance(value.get(key), str):
+                raise SpecError(f"{where}.{kind}.{key}: expected a string", path)
+        for key in ("start", "item", "stop", "pattern"):
+            if key in value:
+                _pattern(value[key], f"{where}.{kind}.{key}", path, check)
+    return {kind: value}
+
+
+_WRITTEN = {  # the keys of each step whose text goes into the output
+    "replace": ("with",),
+    "section": ("label", "template", "join"),
+    "group": ("header", "item"),
+    "dedupe": ("line", "message", "title"),
+}
+
+
+def _written(steps: Sequence[dict[str, Any]]) -> Iterator[tuple[str, str]]:
+    """(where, text) for every text a reducer's steps write into its output."""
+    for i, step in enumerate(steps):
+        kind, value = next(iter(step.items()))
+        keys = _WRITTEN.get(kind, ())
+        for j, table in enumerate(value if isinstance(value, list) else [value]):
+            for key in keys:
+                if isinstance(table, dict) and isinstance(table.get(key), str):
+                    where = f"step[{i}].{kind}" + (f"[{j}]" if isinstance(value, list) else "")
+                    yield f"{where}.{key}", table[key]
+
+
+def _check_case(case: Any, i: int, path: str) -> Case:
+    where = f"case[{i}]"
+    if not isinstance(case, dict) or not isinstance(case.get("fixture"), str):
+        raise SpecError(f"{where}.fixture: expected a directory name", path)
+    lists = {}
+    for key in ("contains", "not_contains"):
+        value = case.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise SpecError(f"{where}.{key}: expected a list of strings", path)
+        lists[key] = tuple(value)
+    return Case(case["fixture"], lists["contains"], lists["not_contains"])
+
+
+# -- what a reducer file may not say ---------------------------------------------------------
+
+_MARKERS = ("[agentout", "[… ", "[exit ", "[secret:")
+_HIDDEN = {
+    *range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200B, 0x200C,
+    0x200D, 0x200E, 0x200F, *range(0x2028, 0x202F), *range(0x2060, 0x2065),
+    *range(0x2066, 0x206A), 0xFEFF, *range(0xE0000, 0xE0080),
+}  # fmt: skip
+
+
+def safety_problems(texts: Iterable[tuple[str, str]]) -> list[str]:
+    """For each (where, text) a reducer writes into its output: a marker agentout prints
+    itself, or a character that hides or reorders text, is a problem."""
+    problems = []
+    for where, text in texts:
+        for marker in _MARKERS:
+            if marker in text:
+                problems.append(f"{where}: {marker!r} is how agentout's own markers begin")
+        hidden = sorted({f"U+{ord(c):04X}" for c in text if ord(c) in _HIDDEN})
+        if hidden:
+            problems.append(f"{where}: hidden or reordering characters {', '.join(hidden)}")
+    return problems
