@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,6 +14,49 @@ import pytest
 from reference_tiktoken import reference_encoding
 
 ReferenceTiktoken = Callable[[str], Any]
+
+_HOME_MARK = "AGENTOUT_TEST_HOME"
+# Whose caches a test may share with the user: toolchains, not settings (cargo and rustup
+# keep installed compilers there; Maven its offline repository of plugins).
+_TOOL_HOMES = {"RUSTUP_HOME": ".rustup", "CARGO_HOME": ".cargo"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test, and every process a test starts, has a home of its own: agentout's
+    ledger, store, caches and config, and the agents' settings, are never the user's.
+
+    Set once in the process that starts the session (xdist's workers inherit it); the
+    toolchains the runner tests call keep their own homes.
+    """
+    if os.environ.get(_HOME_MARK):
+        return
+    real = Path.home()
+    home = Path(tempfile.mkdtemp(prefix="agentout-test-home-"))
+    for variable, folder in _TOOL_HOMES.items():
+        if variable not in os.environ and (real / folder).is_dir():
+            os.environ[variable] = str(real / folder)
+    if (real / ".m2").is_dir():  # Maven 3.8 reads no MAVEN_ARGS: a system property, then
+        repository = f"-Dmaven.repo.local={real / '.m2' / 'repository'}"
+        os.environ["MAVEN_OPTS"] = f"{os.environ.get('MAVEN_OPTS', '')} {repository}".strip()
+    for variable in ("GIT_AUTHOR", "GIT_COMMITTER"):
+        os.environ.setdefault(f"{variable}_NAME", "agentout tests")
+        os.environ.setdefault(f"{variable}_EMAIL", "tests@agentout.invalid")
+    for variable in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+        os.environ.pop(variable, None)
+    for variable in ("AGENTOUT_CONFIG_DIR", "AGENTOUT_STORE", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        os.environ.pop(variable, None)
+    os.environ["HOME"] = str(home)
+    os.environ[_HOME_MARK] = str(home)
+    config.stash[_home_key] = home
+
+
+_home_key = pytest.StashKey[Path]()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    home = config.stash.get(_home_key, None)
+    if home is not None:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

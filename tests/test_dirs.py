@@ -28,3 +28,15 @@ def test_same_as_platformdirs(
     else:
         monkeypatch.setenv(variable, value)
     assert user_dir(kind) == Path(theirs("agentout"))  # type: ignore[arg-type]
+
+
+def test_the_suite_runs_in_a_home_of_its_own() -> None:
+    """Nothing a test writes through agentout's directories lands in the user's home."""
+    import os
+
+    from agentout.dirs import user_dir
+
+    home = os.environ["AGENTOUT_TEST_HOME"]
+    assert os.path.expanduser("~") == home
+    for kind in ("config", "cache", "data"):
+        assert str(user_dir(kind)).startswith(home + os.sep), kind

@@ -197,7 +197,7 @@ def test_the_installed_command_runs(tmp_path: Path) -> None:
         [str(exe), "notes", "index", VAULT, "--max-tokens", "200"],
         capture_output=True,
         text=True,
-        env={"AGENTOUT_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        env={"HOME": str(tmp_path), "AGENTOUT_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
         check=False,
     )
     assert done.returncode == 0, done.stderr
