@@ -81,12 +81,12 @@ def test_budget_whole_records_exact_counts(
 
     # the reported count is the exact count of the whole emitted text
     assert stats.tokens == count(packed.text)
-    # never over budget, except the flagged case
+    # never over budget, except the flagged case: the barest envelope alone passes it
     if not stats.over_budget:
         assert max_tokens is None or stats.tokens <= max_tokens
         assert max_chars is None or len(packed.text) <= max_chars
     else:
-        assert stats.included <= 1
+        assert stats.included == 0
     assert stats.included + stats.omitted == stats.total
     assert stats.truncated == (stats.omitted > 0 or stats.reduced > 0)
 
@@ -123,17 +123,55 @@ def test_as_many_records_as_fit(fmt: str, result: Result, max_tokens: int) -> No
             if chosen_record is record:
                 packer.chosen[index] = views[id(view)]
     free = [i for i, r in enumerate(result.records) if not r.forced]
+    for envelope in range(3):  # the envelope pack settled on renders the same text
+        packer.envelope = envelope
+        if packer.render()[0] == packed.text:
+            break
+    else:
+        raise AssertionError("no envelope renders what pack gave")
+    if stats.included == 0 and envelope < 2:
+        packer.envelope = 2  # with no record shown, even the barest envelope had no room
     packer.chosen[free[stats.included]] = 0
     _, document = packer.render()
     assert document.stats.tokens > max_tokens
 
 
-def test_first_record_over_budget_is_included_tersest_and_flagged() -> None:
+def test_a_budget_is_a_ceiling_no_record_goes_over_it() -> None:
     big = Record.of({"id": 1, "msg": "x " * 50}, {"id": 1, "msg": "x " * 500})
-    packed = pack(Result.of([big, big]), max_tokens=10)
+    packed = pack(Result.of([big, big], {"mode": "fit", "source": "big.json"}), max_tokens=40)
+    assert not packed.stats.over_budget
+    assert packed.stats.included == 0
+    assert packed.stats.tokens <= 40
+    assert packed.text == "H agentout=1 mode=fit source=big.json total=2 included=0 omitted=2 " + (
+        f"truncated=true tokens={packed.stats.tokens} tokenizer=o200k_base\n"
+    )
+
+
+def test_at_small_budgets_the_optional_fields_go_then_the_reference() -> None:
+    record = Record.of({"id": 1, "name": "first record"})
+    result = Result.of(
+        [record, record],
+        {"mode": "fit", "source": "a/long/path/to/the/input/file.json", "ref": "0123456789abcdef"},
+        {"more": "agentout show 0123456789abcdef --records 2:"},
+    )
+    seen = set()
+    for budget in range(10, 140):
+        packed = pack(result, max_tokens=budget)
+        assert packed.stats.tokens <= budget or packed.stats.over_budget
+        source, ref = "source=" in packed.text, "ref=" in packed.text
+        assert not source or ref, "the optional fields go before the reference"
+        assert not source or "tokenizer=" in packed.text
+        seen.add((source, ref, packed.stats.included > 0))
+    assert (True, True, True) in seen  # the whole envelope
+    assert (False, True, True) in seen  # lean: a record shown, the reference kept
+    assert (False, False, True) in seen  # bare: a record shown rather than the reference
+
+
+def test_only_an_envelope_that_cannot_fit_at_its_barest_is_over_budget() -> None:
+    packed = pack(Result.of([Record.of({"id": 1})], {"exit": 3}), max_tokens=5)
     assert packed.stats.over_budget
-    assert packed.stats.included == 1
-    assert packed.document.records[0][1] == big.views[0]
+    assert packed.stats.included == 0
+    assert "exit=3" in packed.text  # a fact stays whatever the size
     assert "over_budget=true" in packed.text.splitlines()[0]
 
 

@@ -122,9 +122,9 @@ def test_discover_equals_replaying_by_hand(
     assert (report["calls"], report["broken_lines"], report["files"]) == (len(COMMANDS), 2, 1)
     assert report["raw_tokens"] == raw
     assert report["delivered_tokens"] == delivered
-    assert report["saved_tokens"] > raw // 2
+    assert report["saved_tokens"] == raw - delivered > 0
     names = {entry["command"] for entry in report["commands"]}
-    assert {"seq", "grep"} <= names  # git log --stat of 30 commits fits whole
+    assert "grep" in names  # git log --stat of 30 commits and seq 1 4000 fit whole
     text = CliRunner().invoke(cli, ["discover", str(tmp_path / "projects")])
     assert text.exit_code == 0
     assert f"{len(COMMANDS)} shell commands in 1 transcripts" in text.output

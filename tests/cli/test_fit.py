@@ -120,11 +120,18 @@ def test_a_log_becomes_numbered_lines(tiktoken_count: Count) -> None:
     assert first[1]["input"] == "text"
     assert first[1]["tokens"] == tiktoken_count(result.stdout) <= 200
     lines = LOG.read_text().splitlines()
+    assert first[1]["total"] == len(lines)
     *shown, (kind, footer) = rest
-    assert [fields for _, fields in shown] == [
-        {"n": n, "line": lines[n - 1]} for n in range(1, len(shown) + 1)
-    ]
-    assert (kind, footer) == ("F", {"more": f"agentout show {first[1]['ref']} --records 3:"})
+    numbers = [fields["n"] for _, fields in shown]
+    assert numbers == sorted(numbers)
+    for _, fields in shown:  # whole lines, as printed
+        assert fields["line"].split("\n[… ")[0] == lines[fields["n"] - 1]
+    # what went wrong, and how the log ended, are what a small budget shows
+    errors = [n for n, line in enumerate(lines, 1) if " ERROR " in line]
+    assert errors
+    assert errors[0] in numbers
+    assert numbers[-1] == len(lines)
+    assert (kind, footer) == ("F", {"more": f"agentout show {first[1]['ref']}"})
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -219,7 +226,7 @@ def test_fit_never_passes_the_budget_and_shows_whole_records(
     out = json.loads(result.stdout)
     assert out["tokens"] == tiktoken_count(result.stdout)
     if out.get("over_budget"):
-        assert out["included"] == 1  # the one flagged case: the first record alone is too big
+        assert out["included"] == 0  # the one flagged case: the envelope alone is too big
     else:
         assert out["tokens"] <= budget
     assert out["total"] == len(rows)

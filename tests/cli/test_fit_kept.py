@@ -79,9 +79,9 @@ def test_output_shown_whole_keeps_nothing(store: SpillStore) -> None:
 
 
 def test_records_shown_terser_are_kept_too(store: SpillStore) -> None:
-    done = agentout("fit", str(SEARCH), "--max-tokens", "60")
+    done = agentout("fit", str(SEARCH), "--max-tokens", "120")
     head = header_of(done.stdout)
-    assert head["reduced"] == 1
+    assert (head["included"], head["total"]) == (1, 3)
     assert len(stored(store)) == 1
 
 
@@ -122,7 +122,7 @@ def test_a_log_from_stdin_is_kept_and_paged_as_its_lines(store: SpillStore) -> N
 def test_an_explicit_input_format_is_kept_for_paging(store: SpillStore, tmp_path: Path) -> None:
     source = tmp_path / "rows.json"  # JSON-looking lines, read as text on purpose
     source.write_text("".join(f'{{"i": {i}}}\n' for i in range(50)))
-    done = agentout("fit", str(source), "--input-format", "text", "--max-tokens", "40")
+    done = agentout("fit", str(source), "--input-format", "text", "--max-tokens", "150")
     ref = header_of(done.stdout)["ref"]
     assert [p.suffix for p in stored(store)] == [".txt"]
     page = parse(agentout("show", ref, "--records", "50").stdout)
@@ -134,7 +134,7 @@ def test_secrets_are_hidden_in_what_is_kept(store: SpillStore, tmp_path: Path) -
     rows = [{"id": i, "note": f"deploy with {token}" if i == 7 else "ok"} for i in range(40)]
     source = tmp_path / "rows.json"
     source.write_text(json.dumps(rows))
-    done = agentout("fit", str(source), "--max-tokens", "50")
+    done = agentout("fit", str(source), "--max-tokens", "150")
     assert token not in done.stdout
     [path] = stored(store)
     kept = path.read_text()
@@ -241,14 +241,17 @@ def test_fit_never_passes_the_budget_and_keeps_the_input_byte_for_byte(
     store = SpillStore(tmp_path_factory.mktemp("spill"))
     packed = fit(io.BytesIO(raw), max_tokens=budget, format=fmt, spill=True, store=store)
     stats = packed.stats
-    assert stats.tokens <= budget or (stats.over_budget and stats.included <= 1)
+    assert stats.tokens <= budget or (stats.over_budget and stats.included == 0)
     files = store.files()
     if not stats.truncated:  # every record shown whole
         assert files == []
         assert "ref" not in packed.document.header
         return
     [kept] = files
-    assert kept.path.name.split("-")[1].startswith(packed.document.header["ref"])
+    if "ref" in packed.document.header:  # a budget too small for it leaves the reference out
+        assert kept.path.name.split("-")[1].startswith(packed.document.header["ref"])
+    else:
+        assert stats.lean
     expected, _ = default_redactor().redact_bytes(raw)  # secrets hidden, nothing else changed
     assert kept.path.read_bytes() == expected
     if expected == raw:  # what a page reads back is what fit read
@@ -261,7 +264,7 @@ def test_header_keys_of_the_input_never_pass_for_the_reference(
 ) -> None:
     source = tmp_path / "top.json"
     source.write_text(json.dumps({"ref": "mine", "items": [{"i": i} for i in range(300)]}))
-    head = header_of(agentout("fit", str(source), "--max-tokens", "40").stdout)
+    head = header_of(agentout("fit", str(source), "--max-tokens", "150").stdout)
     assert head["top.ref"] == "mine"
     assert re.fullmatch(r"[0-9a-f]{16}", head["ref"])
 
@@ -288,7 +291,7 @@ def test_show_records_reads_the_kept_file_as_fit_read_it(
 
     source = tmp_path / name
     source.write_text(KINDS[name])
-    packed = fit(str(source), max_tokens=60, spill=True)
+    packed = fit(str(source), max_tokens=200, spill=True)
     ref = packed.document.header["ref"]
     paged = page_records(ref, max_tokens=None, store=store)
     expected = read_data(str(source))

@@ -126,7 +126,7 @@ def test_every_chosen_record_is_in_the_output(
     assert again.text == packed.text
     assert FORMATS[name].render(packed.document) == FORMATS[name].render(again.document)
     shown = name if name != "auto" else packed.format.removeprefix("auto:")
-    summary = any(not is_empty(v) for v in result.summary.values())
+    summary = any(not is_empty(v) for v in packed.document.summary.values())
     if shown == "csv":
         _check_csv(packed.text, packed, summary)
     elif shown == "text":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentout.mcp.fit import MIN_TOKENS, Limits, compact_json, fit_text, fit_value
+from agentout.read.trouble import clean
 from agentout.store.spill import SpillStore
 from agentout.tokens import count
 
@@ -50,18 +52,19 @@ def test_text_is_within_budget_whole_lines_and_kept_complete(
         assert len(text.encode()) <= threshold
         return
     assert fitted.ref.path.read_bytes() == text.encode()  # the complete text, byte for byte
-    assert fitted.text.endswith(
-        f"read_output ref={fitted.ref.ref} lines=1:200 (or grep=PATTERN)]\n"
-    )
-    body = fitted.text.splitlines()[:-1]
-    shown = [line for line in body if not (line.startswith("… ") and line.endswith(" not shown …"))]
-    for line in shown:
+    closing = fitted.text.splitlines()[-1]
+    assert closing.endswith(f"read_output ref={fitted.ref.ref}]"), closing
+    shown = [line for line in fitted.text.splitlines()[:-1] if not line.startswith("[… ")]
+    for line in shown:  # each a source line as printed (invisible characters escaped)
         index = int(line.split(":", 1)[0])
-        source = lines[index]
-        assert line == source or (line.startswith(source[:60]) and "chars)" in line)
+        source = clean(lines[index].encode())
+        assert line == source or (line.startswith(source[:300]) and "chars) …" in line)
     assert [int(line.split(":", 1)[0]) for line in shown] == sorted(
         int(line.split(":", 1)[0]) for line in shown
     ), "lines keep their order"
+    for i in errors & set(range(len(lines))):
+        if budget >= 1000:  # room for every planted error, whatever else is left out
+            assert lines[i] in shown
     assert fit_text(text, limits) == fitted, "same input, same output"
 
 
@@ -73,15 +76,16 @@ def test_errors_are_kept_before_the_middle(store: SpillStore) -> None:
     assert "step 0 done" in fitted.text
     assert "step 2999 done" in fitted.text
     assert "step 1400 done" not in fitted.text
-    assert "… " in fitted.text
-    assert " lines not shown …" in fitted.text
+    assert fitted.ref is not None
+    marker = rf"^\[… \d+ lines · read_output ref={fitted.ref.ref} lines=\d+:\d+\]$"
+    assert re.search(marker, fitted.text, re.MULTILINE)
 
 
 def test_a_small_text_over_the_threshold_is_kept_but_shown_whole(store: SpillStore) -> None:
     text = "\n".join(f"line {i}" for i in range(50))
     fitted = fit_text(text, Limits.of(2000, 100, store=store))
     assert fitted.ref is not None
-    assert fitted.text.startswith(text + "\n[agentout: 50 of 50 lines shown")
+    assert fitted.text == f"{text}\n[read_output ref={fitted.ref.ref}]\n"
 
 
 def test_an_unwritable_store_still_fits_and_says_so(

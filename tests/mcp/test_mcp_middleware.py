@@ -166,7 +166,9 @@ def test_a_text_result_keeps_the_error_lines(store: SpillStore) -> None:
     shown = result.structured_content["result"]  # for clients that read only this
     assert shown.startswith("step 0: fine\n")
     assert "ValueError: the middle broke" in shown
-    assert shown.endswith("lines=1:200 (or grep=PATTERN)]\n"), "it names the complete text"
+    (uri,) = links(result)
+    ref = uri.removeprefix("agentout://spill/")
+    assert shown.endswith(f" · read_output ref={ref}]\n"), "it names the complete text"
     (uri,) = links(result)
     full = (store.root / uri.removeprefix("agentout://spill/")).read_text()
     assert full.count("\n") == 2999

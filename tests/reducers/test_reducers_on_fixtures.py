@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentout.deliver.text import TextDelivery, TextSettings, deliver_output
+from agentout.deliver.text import CLIENT_LIMIT_CHARS, TextDelivery, TextSettings, deliver_output
 from agentout.reducers import find
 from agentout.reducers.facts import lost
 from agentout.store.capture import Capture
@@ -64,28 +64,33 @@ def test_what_is_left_out_is_in_the_store_byte_for_byte(
         assert delivered.ref.path.read_bytes() == fixture.output
 
 
-def test_a_complete_reduced_form_may_take_twice_the_threshold_only_unbudgeted(
+def test_a_reduced_form_is_whole_within_the_client_limit_and_cut_to_it_past_it(
     store: SpillStore,
 ) -> None:
-    """157 grep matches reduce to about 10 KB: shown whole without a budget (cutting them
-    loses matches), cut when the caller gives one."""
+    """157 grep matches reduce to about 10 KB: shown whole within what the client shows
+    inline (cutting them loses matches); 600 go past it and are cut to it, every file still
+    named; an explicit budget holds."""
     files = [f"src/pkg/module_{i:02}.py" for i in range(40)]
-    body = "".join(
-        f"{files[i // 4]}:{10 + i}:    raise InputError(f'bad value {i}', path)  # checked\n"
-        for i in range(157)
-    ).encode()
-    argv = ("grep", "-rn", "InputError", "src")
 
-    def run(**budget: int) -> TextDelivery:
-        capture = Capture(threshold=8192, store=store)
+    def run(matches: int, **budget: int) -> TextDelivery:
+        body = "".join(
+            f"{files[i // 15 % 40]}:{10 + i}:    raise InputError(f'bad value {i}', path)\n"
+            for i in range(matches)
+        ).encode()
+        argv = ("grep", "-rn", "InputError", "src")
+        capture = Capture(threshold=CLIENT_LIMIT_CHARS, store=store)
         capture.feed(body)
         capture.close()
-        return deliver_output(capture, TextSettings(8192, **budget), argv=argv, reducer=find(argv))
+        settings = TextSettings(CLIENT_LIMIT_CHARS, **budget)
+        return deliver_output(capture, settings, argv=argv, reducer=find(argv))
 
-    whole = run()
+    whole = run(157)
     assert whole.form == "reduced"
-    assert 8192 < len(whole.text.encode()) <= 2 * 8192
     assert all(f"{10 + i}:" in whole.text for i in range(157))
-    cut = run(max_chars=8192)
+    past = run(600)
+    assert past.form == "cut"
+    assert len(past.text) <= CLIENT_LIMIT_CHARS
+    assert all(name in past.text for name in files)
+    cut = run(157, max_chars=8192)
     assert cut.form == "cut"
     assert len(cut.text) <= 8192

@@ -214,7 +214,7 @@ def test_a_long_line_has_a_cut_view_and_the_whole_line() -> None:
     (record,) = read(line + "\n").records
     assert dict(record.fullest) == {"n": 1, "line": line}
     assert record.tersest["n"] == 1
-    assert len(record.tersest["line"]) < 200
+    assert record.tersest["line"] == "x" * 300 + "… (+100 chars) …" + "x" * 100
 
 
 @settings(max_examples=200, deadline=None)
@@ -271,9 +271,21 @@ def test_keep_builds_only_the_records_it_takes_and_counts_the_rest() -> None:
     again = read(rows, keep=lambda r: r.fullest["id"] < 5, dropped=until_seven)
     assert (len(again.records), again.total) == (5, 100)
     assert watched == [5, 6, 7]
-    lines = read("a\n\nb\nc\n", keep=lambda r: r.fullest["n"] < 3)
-    assert (fullest(lines), lines.total) == ([{"n": 1, "line": "a"}], 3)
     assert read(rows).total is None  # without keep, every record is there: no total
+
+
+def test_text_counts_every_line_and_ranks_the_errors_first() -> None:
+    lines = read("a\n\nb\nERROR: c failed\nd\n")
+    assert fullest(lines) == [
+        {"n": 1, "line": "a"},
+        {"n": 3, "line": "b"},
+        {"n": 4, "line": "ERROR: c failed"},
+        {"n": 5, "line": "d"},
+    ]
+    assert lines.total == 5  # every line of the input, blank ones too
+    assert lines.order is not None
+    assert lines.records[lines.order[0]].fullest["n"] == 5  # how it ended, then the error
+    assert lines.records[lines.order[1]].fullest["n"] == 4
 
 
 # -- streaming -------------------------------------------------------------------------
@@ -343,11 +355,18 @@ def test_records_do_not_depend_on_where_the_input_is_cut(
 def test_text_lines_do_not_depend_on_where_the_input_is_cut(
     lines: list[str], cuts: list[int]
 ) -> None:
-    text = "\n".join(["plain", *lines]) + "\n"
+    from agentout.read.trouble import clean
+
+    every = ["plain", *lines]
+    text = "\n".join(every) + "\n"
     cut = data_records(pieces(text, cuts), "in", input_format="text")
     assert cut == data_records([text], "in", input_format="text")
-    expected = [(n, s) for n, s in enumerate(["plain", *lines], start=1) if s.strip()]
-    assert [(r.fullest["n"], r.fullest["line"]) for r in cut.records] == expected
+    assert cut.total == len(every)
+    numbers = [r.fullest["n"] for r in cut.records]
+    assert numbers == sorted(set(numbers))
+    for record in cut.records:  # each line as the scan reads it, a fold's note after it
+        shown = str(record.fullest["line"]).split("\n[… ")[0]
+        assert shown == clean(every[record.fullest["n"] - 1].encode())
 
 
 def endless(first: str, repeat: str) -> Iterator[str]:
@@ -385,7 +404,12 @@ def test_an_endless_json_value_is_refused_once_past_the_limit() -> None:
 def test_a_long_line_within_a_raised_limit_is_read_whole() -> None:
     line = "z" * (3 << 20)
     result = data_records(pieces(line + "\nnext\n", [1 << 20, 2 << 20]), "in", max_record_mib=4)
-    assert [r.fullest["line"] for r in result.records] == [line, "next"]
+    long, following = (r.fullest["line"] for r in result.records)
+    # shown as its start and its end, how much was left out between them
+    assert long.startswith("z" * 8192)
+    assert long.endswith("z" * 1024)
+    assert f"(+{len(line) - 8192 - 1024} bytes)" in long
+    assert following == "next"
     with pytest.raises(InputError, match=r"^in:1: line longer than 2 MiB"):
         data_records([line], "in", max_record_mib=2)
 
@@ -540,4 +564,30 @@ def test_the_bundled_examples_read_as_their_kind() -> None:
     assert len(events.records) == len((EXAMPLES / "events.jsonl").read_text().splitlines())
     log = read_data(EXAMPLES / "app.log")
     assert log.header["input"] == "text"
-    assert len(log.records) == len((EXAMPLES / "app.log").read_text().splitlines())
+    assert log.total == len((EXAMPLES / "app.log").read_text().splitlines())
+
+
+def test_an_object_of_several_parts_gives_each_part_s_records_and_counts() -> None:
+    """pip inspect: a list of packages beside an object of settings, and scalar keys."""
+    value = {
+        "version": "1",
+        "installed": [{"name": f"pkg{i}", "version": "1.0"} for i in range(3)],
+        "environment": {"os_name": "posix", "python_version": "3.11"},
+    }
+    result = read(json.dumps(value))
+    assert result.header["version"] == "1"
+    assert result.header["parts"] == {"installed": 3, "environment": 2}
+    kinds = [record.kind for record in result.records]
+    assert kinds == ["P", "R", "R", "R", "P", "R", "R"]
+    assert fullest(result) == [
+        {"part": "installed", "records": 3},
+        *value["installed"],
+        {"part": "environment", "records": 2},
+        {"key": "os_name", "value": "posix"},
+        {"key": "python_version", "value": "3.11"},
+    ]
+
+
+def test_an_object_with_one_nested_object_stays_one_record() -> None:
+    value = {"name": "x", "config": {"a": 1}, "tags": ["a", "b"]}
+    assert fullest(read(json.dumps(value))) == [value]

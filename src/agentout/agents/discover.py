@@ -49,8 +49,7 @@ def _argv(command: str) -> tuple[tuple[str, ...], bool]:
 
 def replay(call: ShellCall, store_dir: Path, tokenizer: Any = None) -> Replay:
     from agentout import process
-    from agentout.deliver.hybrid import resolve_threshold
-    from agentout.deliver.text import TextSettings, deliver_output
+    from agentout.deliver.text import TextSettings, deliver_output, text_threshold
     from agentout.reducers import find
     from agentout.sources.command import CMD_CHARS
     from agentout.store.capture import Capture
@@ -61,7 +60,7 @@ def replay(call: ShellCall, store_dir: Path, tokenizer: Any = None) -> Replay:
     counter = get_tokenizer(tokenizer)
     argv, shell = _argv(call.command)
     run_argv = process.shell_argv(argv[0]) if shell else argv
-    threshold = resolve_threshold(None)
+    threshold = text_threshold()
     capture = Capture(threshold=threshold, store=SpillStore(store_dir))
     capture.feed(call.output.encode("utf-8", "surrogateescape"))
     capture.close()

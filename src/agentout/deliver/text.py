@@ -4,6 +4,11 @@ cut to what matters when it does not fit, and never larger than it was.
 One envelope for ``agentout run``, ``fit`` on text and logs, and the MCP tools (see
 ``agentout.formats.raw``). ``deliver_output`` takes a finished ``Capture``:
 
+The inline threshold of a command's output is, unless given (``--inline-threshold``,
+``$AGENTOUT_INLINE_THRESHOLD``), what the client shows inline (``client_limit``: Claude
+Code's Bash tool shows 30,000 characters, or ``$BASH_MAX_OUTPUT_LENGTH``): output the client
+would show whole is never cut to a sliver.
+
 1. Small output (at most the inline threshold) that fits the budget is given whole:
    exactly as printed (terminal escapes and redraws resolved), plus ``[exit N]`` when
    the status is not 0. Nothing is stored. No tokenizer is loaded when the byte count
@@ -18,6 +23,7 @@ One envelope for ``agentout run``, ``fit`` on text and logs, and the MCP tools (
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -35,15 +41,24 @@ if TYPE_CHECKING:  # imported where used: small output is given without any of t
     from agentout.store.spill import SpillRef
     from agentout.tokens import Tokenizer
 
-__all__ = ["REDUCED_AT_MOST", "TextDelivery", "TextSettings", "deliver_output", "short_ref"]
+__all__ = [
+    "CLIENT_LIMIT_CHARS",
+    "REDUCED_AT_MOST",
+    "TextDelivery",
+    "TextSettings",
+    "client_limit",
+    "deliver_output",
+    "short_ref",
+    "text_threshold",
+]
 
 # A reduced form is used only when it has at most this share of the output's bytes: far
 # enough below that it cannot cost more tokens, without loading a tokenizer to check.
 REDUCED_AT_MOST = 0.85
-# With no budget given, a reducer's complete form may take this many times the inline
-# threshold: it already holds every fact in the fewest lines, and cutting it loses some
-# (157 grep matches, 182 ruff diagnostics). An explicit --max-tokens/--max-chars holds.
-REDUCED_ROOM = 2
+# What Claude Code's Bash tool shows of a command's output inline; past it the output goes
+# to a file and the model sees a short preview. BASH_MAX_OUTPUT_LENGTH sets it.
+CLIENT_LIMIT_CHARS = 30_000
+ENV_CLIENT_LIMIT = "BASH_MAX_OUTPUT_LENGTH"
 Form = Literal["whole", "reduced", "cut"]
 
 
@@ -116,6 +131,25 @@ class TextDelivery(Frozen):
         return None if self.packed is None else self.packed.stats.tokens
 
 
+def client_limit() -> int:
+    """Characters of a command's output the agent's client shows inline: Claude Code's
+    30,000, or ``$BASH_MAX_OUTPUT_LENGTH`` where set to a positive number."""
+    configured = os.environ.get(ENV_CLIENT_LIMIT, "").strip()
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    return CLIENT_LIMIT_CHARS
+
+
+def text_threshold(value: int | None = None) -> int:
+    """The inline threshold of a command's text output: ``value``, else
+    ``$AGENTOUT_INLINE_THRESHOLD``, else what the client shows inline (``client_limit``)."""
+    from agentout.store.capture import ENV_THRESHOLD, resolve_threshold
+
+    if value is not None or os.environ.get(ENV_THRESHOLD, "").strip():
+        return resolve_threshold(value)
+    return client_limit()
+
+
 def short_ref(ref: SpillRef) -> str:
     """The name ``agentout show`` takes: the 16 hex digits of the stored file's name."""
     stem = ref.ref.rsplit(".", 1)[0]
@@ -166,10 +200,10 @@ def deliver_output(
         words = command_words(argv)
         reduced = reducer.reduce(Output(tuple(argv), words, lines, exit_status))
     if reduced is not None and settings.raw and data is not None:
-        chosen = _try_reduced(capture, reduced, settings, head, data, reducer)
+        chosen, shorter = _try_reduced(capture, reduced, settings, head, data, reducer)
         if chosen is not None:
             return chosen
-        if small and not settings.own:
+        if small and not settings.own and not shorter:
             reduced = None  # small output the reducer did not shorten: cut as printed
 
     # 2. small, and it fits: as printed
@@ -186,7 +220,7 @@ def deliver_output(
     if reduced is not None:
         records, order = reduced.records, reduced.order
     else:
-        from agentout.reducers.generic import digest
+        from agentout.read.digest import digest
 
         found = digest(capture.scan().finish())
         records, order = found.records, found.order
@@ -217,20 +251,19 @@ def _try_reduced(
     head: dict[str, Any],
     data: bytes,
     reducer: Reducer | None,
-) -> TextDelivery | None:
-    """The reducer's form whole, with the output stored: if it is smaller and it fits."""
+) -> tuple[TextDelivery | None, bool]:
+    """The reducer's form whole, with the output stored, if it is smaller and it fits;
+    and whether it is smaller (one that does not fit is then cut, not the output)."""
     from agentout.formats.raw import FORMAT as RAW
 
     probe = {**head, "ref": "0" * 16, "lines": capture.lines}  # the real name is as long
     document = _document(reduced.records, probe)
     text = RAW.render(document)
     if len(text.encode("utf-8")) > REDUCED_AT_MOST * len(data):
-        return None
-    room = settings.threshold
-    if settings.max_tokens is None and settings.max_chars is None:
-        room *= REDUCED_ROOM
-    if len(text.encode("utf-8")) > room or not _fits(text, settings, settings.max_chars):
-        return None
+        return None, False
+    room = settings.threshold if settings.max_chars is None else settings.max_chars
+    if len(text) > room or not _fits(text, settings, settings.max_chars):
+        return None, True
     ref = None if reduced.complete else capture.commit()
     if ref is None:  # complete (or the store failed, which the warning says): no reference
         probe.pop("ref")
@@ -239,7 +272,7 @@ def _try_reduced(
         probe["ref"] = short_ref(ref)
     text = RAW.render(_document(reduced.records, probe))
     name = reducer.name if reducer is not None else None
-    return _delivered(capture, text, "reduced", reducer=name, secrets=_hidden(head))
+    return _delivered(capture, text, "reduced", reducer=name, secrets=_hidden(head)), True
 
 
 def _whole(

@@ -22,16 +22,14 @@ __all__ = ["FORMAT", "JsonFormat", "document_object", "record_object", "stats_ob
 
 
 def stats_object(stats: Stats, marks: Marks | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "total": stats.total,
-        "included": stats.included,
-        "omitted": stats.omitted,
-        "tokens": stats.tokens,
-        "truncated": stats.truncated,
-        "tokenizer": stats.tokenizer,
-    }
-    if stats.reduced:
-        out["reduced"] = stats.reduced
+    out: dict[str, Any] = {"total": stats.total, "included": stats.included}
+    if not stats.lean:  # a lean envelope leaves out what the rest implies
+        out["omitted"] = stats.omitted
+    out.update(tokens=stats.tokens, truncated=stats.truncated)
+    if not stats.lean:
+        out["tokenizer"] = stats.tokenizer
+        if stats.reduced:
+            out["reduced"] = stats.reduced
     if marks is not None:
         out.update(marks.fields())
     if stats.over_budget:

@@ -29,15 +29,38 @@ from typing import Any
 from agentout.read.visible import visible
 from agentout.records import Document, Record, View
 
-__all__ = ["FORMAT", "RawFormat", "closing_fields", "gap_marker"]
+__all__ = ["CLI", "FORMAT", "MCP", "Pager", "RawFormat", "closing_fields", "gap_marker"]
 
 
-def gap_marker(count: int, first: int, last: int, ref: str | None) -> str:
-    """The line standing for output lines ``first``..``last`` (``count`` of them) not shown."""
+class Pager:
+    """The commands a marker names to show what was left out: the stored output whole
+    (``{ref}``), and some of its lines (``{first}``, ``{last}``). ``CLI`` for an agent with a
+    shell (``agentout show``), ``MCP`` for a client of agentout's MCP server (its
+    ``read_output`` tool); a hook may name agentout by the path it was started from."""
+
+    def __init__(self, whole: str, lines: str) -> None:
+        self.whole, self.lines = whole, lines
+
+    @classmethod
+    def for_command(cls, command: str) -> Pager:
+        """``agentout show`` as ``command`` (``/path/to/agentout``, ``python -m agentout``)."""
+        return cls(f"{command} show {{ref}}", f"{command} show {{ref}} --lines {{first}}:{{last}}")
+
+
+CLI = Pager.for_command("agentout")
+MCP = Pager("read_output ref={ref}", "read_output ref={ref} lines={first}:{last}")
+
+
+def gap_marker(
+    count: int, first: int, last: int, ref: str | None, pager: Pager = CLI, *, lost: bool = True
+) -> str:
+    """The line standing for output lines ``first``..``last`` (``count`` of them) not shown:
+    the command that shows them, or, with no reference, whether they were ``lost`` (the
+    store failed) or only left unnamed (a budget too small for the reference)."""
     noun = "line" if count == 1 else "lines"
     if ref is None:
-        return f"[… {count} {noun} not kept]"
-    return f"[… {count} {noun} · agentout show {ref} --lines {first}:{last}]"
+        return f"[… {count} {noun} not kept]" if lost else f"[… {count} {noun}]"
+    return f"[… {count} {noun} · {pager.lines.format(ref=ref, first=first, last=last)}]"
 
 
 def _span(view: View) -> tuple[int, int] | None:
@@ -48,19 +71,21 @@ def _span(view: View) -> tuple[int, int] | None:
     return first, last if isinstance(last, int) else first + str(view["text"]).count("\n")
 
 
-_MARKER_ESTIMATE = gap_marker(1000, 10000, 11000, "0123456789abcdef") + "\n"
-
-
 class RawFormat:
     name = "raw"
 
-    def fragment(self, record: Record, view: View) -> str:
+    def __init__(self, pager: Pager = CLI) -> None:
+        self.pager = pager
         # a record and, at worst, the marker of a gap before it
-        return f"{visible(str(view['text']))}\n{_MARKER_ESTIMATE}"
+        self._marker = gap_marker(1000, 10000, 11000, "0123456789abcdef", pager) + "\n"
+
+    def fragment(self, record: Record, view: View) -> str:
+        return f"{visible(str(view['text']))}\n{self._marker}"
 
     def render(self, document: Document) -> str:
         header = document.header
         ref = header.get("ref")
+        lost = ref is None and bool(header.get("warning"))  # the store failed: not kept
         out: list[str] = []
         covered = 0  # the last output line shown or accounted for
         previous: tuple[int, str] | None = None  # index and kind of the record before
@@ -75,7 +100,9 @@ class RawFormat:
                 lines_only = record.kind == "L" and (previous is None or previous[1] == "L")
                 left_out = previous is not None and index > previous[0] + 1
                 if first > covered + 1 and (lines_only or left_out or (previous is None and index)):
-                    out.append(gap_marker(first - covered - 1, covered + 1, first - 1, ref))
+                    out.append(
+                        gap_marker(first - covered - 1, covered + 1, first - 1, ref, self.pager)
+                    )
                     gaps += 1
                 covered = max(covered, last)
             out.append(text)
@@ -84,15 +111,18 @@ class RawFormat:
         total = header.get("lines")
         lines_only = previous is None or previous[1] == "L"
         if isinstance(total, int) and total > covered and lines_only and not page:
-            out.append(gap_marker(total - covered, covered + 1, total, ref))
+            where = (covered + 1, total, ref, self.pager)
+            out.append(gap_marker(total - covered, *where, lost=lost))
             gaps += 1
-        closing = _closing(header, document, shown, gaps > 0)
+        closing = _closing(header, document, shown, gaps > 0, self.pager)
         if closing:
             out.append(closing)
         return "".join(line + "\n" for line in out)
 
 
-def _closing(header: Mapping[str, Any], document: Document, shown: int, gaps: bool) -> str:
+def _closing(
+    header: Mapping[str, Any], document: Document, shown: int, gaps: bool, pager: Pager
+) -> str:
     """The last line: nothing when the output was shown whole and the command succeeded."""
     stats = document.stats
     ref = header.get("ref")
@@ -127,8 +157,9 @@ def _closing(header: Mapping[str, Any], document: Document, shown: int, gaps: bo
     if following:
         tail = f" · next: {visible(str(following))}"
     else:  # a page says nothing more: it is the store's file already
-        tail = f" · agentout show {ref}" if ref and not document.summary else ""
-    return f"[agentout: {' '.join(fields)}{tail}]" if fields else f"[agentout show {ref}]"
+        shows = pager.whole.format(ref=ref)
+        tail = f" · {shows}" if ref and not document.summary else ""
+    return f"[agentout: {' '.join(fields)}{tail}]" if fields else f"[{pager.whole.format(ref=ref)}]"
 
 
 def closing_fields(text: str) -> dict[str, str]:

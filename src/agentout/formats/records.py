@@ -82,12 +82,16 @@ def header_fields(
     Pack's names (total, included, ...) win over a source field of the same name.
     """
     fields: dict[str, Any] = {"agentout": VERSION, **present(header)}
-    fields.update(total=stats.total, included=stats.included, omitted=stats.omitted)
-    if stats.reduced:
-        fields["reduced"] = stats.reduced
+    fields.update(total=stats.total, included=stats.included)
+    if not stats.lean:  # a lean envelope leaves out what the rest implies
+        fields["omitted"] = stats.omitted
+        if stats.reduced:
+            fields["reduced"] = stats.reduced
     if marks is not None:
         fields.update(marks.fields())
-    fields.update(truncated=stats.truncated, tokens=stats.tokens, tokenizer=stats.tokenizer)
+    fields.update(truncated=stats.truncated, tokens=stats.tokens)
+    if not stats.lean:
+        fields["tokenizer"] = stats.tokenizer
     if stats.over_budget:
         fields["over_budget"] = True
     return fields

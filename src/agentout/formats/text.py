@@ -184,11 +184,12 @@ def _counts(stats: Stats) -> list[list[tuple[str, str]]]:
         [("agentout", _TITLE)],
         [(f"{stats.included} of {stats.total} records", _TITLE)],
     ]
-    if stats.omitted:
+    if stats.omitted and not stats.lean:
         parts.append([(f"{stats.omitted} omitted", _WARN)])
-    if stats.reduced:
+    if stats.reduced and not stats.lean:
         parts.append([(f"{stats.reduced} shortened", _WARN)])
-    parts.append([(f"{stats.tokens} tokens ({stats.tokenizer})", "")])
+    tokenizer = "" if stats.lean else f" ({stats.tokenizer})"
+    parts.append([(f"{stats.tokens} tokens{tokenizer}", "")])
     if stats.over_budget:
         parts.append([("over budget", _ALERT)])
     return parts

@@ -5,11 +5,11 @@ that fits the budget (and, for hybrid delivery, the inline threshold) goes as it
 Otherwise the complete result is written to the spill store and what the client gets is
 cut to fit, never in the middle of a line or an item:
 
-- **text** (``fit_text``): its lines are classified as ``agentout run`` reads a log
-  (errors and their detail, warnings, the ends, the rest) and ``pack`` keeps the most
-  important whole lines within the exact budget. They are shown verbatim, in their
-  order, with ``… N lines not shown …`` where lines were left out, and a last line that
-  names the complete text and how to page it (``read_output``).
+- **text** (``fit_text``): its lines are read as ``agentout run`` reads output (errors
+  and their detail, warnings, the ends, the rest folded) and ``pack`` keeps the most
+  important whole lines within the exact budget, in the raw format ``run`` prints:
+  verbatim, in order, each gap a marker naming the lines and how to page them
+  (``read_output``, or ``agentout show`` for the Claude Code hook), one closing line.
 - **a JSON value** (``fit_value``, for structured content): its largest list keeps its
   first whole items, or its largest string its first whole lines, then the next largest,
   until the serialised value fits, counted exactly.
@@ -32,8 +32,7 @@ from typing import Any
 from agentout.deliver.hybrid import resolve_threshold
 from agentout.formats._memo import remembered
 from agentout.pack import pack
-from agentout.records import Document, Record, Result, View
-from agentout.sources.log import KIND, Line, LogDigest
+from agentout.records import Result
 from agentout.store.spill import SpillError, SpillRef, SpillStore
 from agentout.tokens import Tokenizer, count_until, get_tokenizer
 from agentout.tokens.probe import gallop
@@ -61,7 +60,6 @@ DEFAULT_MAX_TOKENS = 5000
 MIN_TOKENS = 200  # the line naming the complete result takes about 60
 MAX_TOKENS = 200_000
 SPILL_URI = "agentout://spill/"
-_LINE_VIEWS = (60, 160, 2000)  # characters of a line, tersest view to fullest
 _LONG_STRING = 32  # a string this short is never cut: the marker would cost about as much
 _MAX_CUTS = 64
 
@@ -156,104 +154,46 @@ class Fitted:
     warning: str | None = None
 
 
-class _LinesFormat:
-    """Kept lines verbatim in order, gaps marked, then one line about the complete text.
-
-    Each record's view is ``{"n": first line, "end": last line, "text": ...}`` (``end``
-    passes ``n`` when identical lines were folded into one).
-    """
-
-    name = "lines"
-
-    def render(self, document: Document) -> str:
-        out: list[str] = []
-        last = shown = 0
-        for _, view in document.records:
-            first, end = view["n"], view["end"]
-            if first > last + 1:
-                out.append(_gap(first - last - 1))
-            out.append(view["text"])
-            shown += end - first + 1
-            last = end
-        summary = document.summary
-        total = summary["lines"]
-        if total > last:
-            out.append(_gap(total - last))
-        out.append(_footer(summary, shown, document.stats.tokens))
-        return "\n".join(out) + "\n"
-
-    def fragment(self, record: Record, view: View) -> str:
-        return f"{view['text']}\n"
-
-
-_LINES = _LinesFormat()
-
-
-def _gap(lines: int) -> str:
-    return f"… {lines} line{'' if lines == 1 else 's'} not shown …"
-
-
 def short_ref(ref: str) -> str:
     """The 16 hex digits that name a spilled file (what ``agentout show`` takes)."""
     return ref.rsplit(".", 1)[0].rsplit("-", 1)[-1]
 
 
-def _footer(summary: dict[str, Any] | Any, shown: int, tokens: int) -> str:
-    head = f"[agentout: {shown} of {summary['lines']} lines shown, {tokens} tokens"
-    ref = summary.get("ref")
-    if ref is None:
-        return f"{head}; {summary.get('warning') or 'the rest was not kept'}]"
-    if summary.get("pager") == "cli":
-        return (
-            f"{head}; the complete text ({summary['bytes']} bytes): "
-            f"agentout show {short_ref(ref)} --lines 1:200 (or --grep PATTERN)]"
-        )
-    return (
-        f"{head}; the complete text ({summary['bytes']} bytes) is {SPILL_URI}{ref}: "
-        f"page it with read_output ref={ref} lines=1:200 (or grep=PATTERN)]"
-    )
-
-
-def _line_record(line: Line) -> Record:
-    end = line.n + line.repeat - 1
-    views: list[View] = []
-    # an error or a warning is never cut short to make room for more lines of the rest
-    for limit in _LINE_VIEWS[1:] if line.level in ("error", "warning") else _LINE_VIEWS:
-        view = {"n": line.n, "end": end, "text": line.shown(limit)}
-        if not views or views[-1] != view:
-            views.append(view)
-    return Record(views=tuple(views), kind=KIND[line.level])
-
-
 def fit_text(text: str, limits: Limits, *, kind: str = "mcp", hybrid: bool = True) -> Fitted:
     """``text`` as it is if it fits (and, with ``hybrid``, is within the inline threshold);
-    else spilled complete, and its most important whole lines within ``limits.max_tokens``.
+    else spilled complete, and the lines that matter, read as ``agentout run`` reads
+    output (``agentout.read.trouble``: errors with their detail, warnings, how it began and
+    ended, the rest folded), kept whole within ``limits.max_tokens`` in the raw format:
+    verbatim, in order, each gap a marker naming the lines, one closing line.
 
     Raises ``ValueError`` only if the budget cannot hold even the line naming the file.
     """
     if limits.fits(text) and (not hybrid or len(_utf8(text)) <= limits.inline_threshold):
         return Fitted(text)
+    from agentout.formats.raw import CLI, MCP, RawFormat
+    from agentout.read.digest import digest
+    from agentout.read.trouble import Scan
+
     ref, warning = limits.try_spill(text, kind=kind, suffix=".txt")
-    digest = LogDigest()
-    digest.feed(_utf8(text))
-    digest.finish()
-    lines = digest.kept()
-    summary: dict[str, Any] = {"lines": digest.physical, "warning": warning, "pager": limits.pager}
+    scan = Scan()
+    scan.feed(_utf8(text))
+    found = digest(scan.finish())
+    header: dict[str, Any] = {"lines": found.lines, "warning": warning}
     if ref is not None:
-        summary.update(ref=ref.ref, bytes=ref.size)
-    records = [_line_record(line) for line in lines]
+        header["ref"] = short_ref(ref.ref) if limits.pager == "cli" else ref.ref
+    form = RawFormat(CLI if limits.pager == "cli" else MCP)
     packed = pack(
-        Result.of(records, summary=summary),
-        format=_LINES,
+        Result.of(found.records, header),
+        format=form,
         max_tokens=limits.max_tokens,
         tokenizer=limits.tokenizer,
-        order=digest.priority(lines),
+        order=found.order,
         redact=not limits.redacted,
     )
-    if packed.stats.over_budget:  # not even one line fits beside the footer: the footer alone
+    if packed.stats.over_budget:  # not even one line fits beside the closing line: it alone
         packed = pack(
-            Result.of([], summary=summary),
-            format=_LINES,
+            Result.of([], header),
+            format=form,
             max_tokens=limits.max_tokens,
             tokenizer=limits.tokenizer,
             redact=not limits.redacted,

@@ -6,8 +6,8 @@ whole, never split:
 1. forced records (status and summary lines) always, at their tersest view;
 2. coverage: as many records as fit, each at its tersest view, stopping at the first
    that does not (so what is left out is always a contiguous tail, easy to page to);
-3. detail: in order, each included record moves up to the richest view the disclosure
-   level allows that the budget still has room for;
+3. detail: in order (by priority, with ``order``), each included record moves up to the
+   richest view the disclosure level allows that the budget still has room for;
 4. exact: the whole output is rendered and counted, the reported count being the count
    of that very text, header included. Steps 2 and 3 spend a ``Budget`` estimated from
    each record's rendered fragment; here the longest prefix of those steps whose exact
@@ -15,8 +15,15 @@ whole, never split:
    records are added while the exact count allows (galloping, then bisecting). Either
    way it costs O(log n) renders, however far off the estimate was.
 
-If even the first record's tersest view does not fit, it is included anyway and the
-result says ``over_budget``.
+A budget is a ceiling, the envelope included. When not one record fits beside the
+envelope (the header and its account, forced records, the summary), the envelope gets
+leaner and the steps run again: first the source's optional header fields go and the
+account leaves out what the rest implies (``lean``), then the reference (``ref``, the
+summary that names the stored copy). Fields that are facts stay at every size: a
+command's ``exit``, ``signal``, ``error``, ``warning``, ``secrets``, ``lines``, a
+document's ``parts``, a stored file's ``records`` and ``size``. When no record fits at
+any size, the fullest envelope that fits is the output; only an envelope that cannot fit
+even at its barest is ``over_budget``.
 """
 
 from __future__ import annotations
@@ -34,6 +41,13 @@ from agentout.tokens import Tokenizer, count_until, get_tokenizer
 from agentout.tokens.probe import bisect, gallop
 
 __all__ = ["PRESETS", "Packed", "Preset", "pack"]
+
+# Header and summary fields that say something happened: kept by every envelope.
+_FACTS = frozenset(
+    {"exit", "signal", "error", "warning", "secrets", "lines", "parts", "status", "records", "size"}
+)
+_REFERENCES = frozenset({"ref", "path"})  # kept by the lean envelope, left out by the barest
+_ENVELOPES = 3  # full, lean, bare
 
 
 @dataclass(frozen=True)
@@ -86,11 +100,14 @@ class _Packer:
         self.forced = [i for i, r in enumerate(result.records) if r.forced]
         free = [i for i, r in enumerate(result.records) if not r.forced]
         self.total = len(free) if result.total is None else max(result.total, len(free))
+        self.by_priority = order is not None
         if order is not None:  # coverage walks by priority; output keeps the given order
             free = [i for i in dict.fromkeys(order) if not result.records[i].forced]
         self.candidates = free if max_records is None else free[: max(0, max_records)]
+        self.candidate_set = set(self.candidates)
         self.chosen: dict[int, int] = {i: 0 for i in self.forced}  # record index -> view
         self.over_budget = False
+        self.envelope = 0  # 0 full, 1 lean, 2 bare (see the module docstring)
 
     # -- measuring -------------------------------------------------------------------
 
@@ -130,9 +147,16 @@ class _Packer:
             tokenizer=self.tokenizer.name,
             truncated=omitted > 0 or reduced > 0,
             over_budget=self.over_budget,
+            lean=self.envelope > 0,
         )
         indices = tuple(i for i, _ in order)
-        return Document(self.result.header, stats, picked, self.result.summary, indices)
+        header, summary = self.result.header, self.result.summary
+        if self.envelope:
+            kept = _FACTS | (_REFERENCES if self.envelope == 1 else frozenset())
+            header = {k: v for k, v in header.items() if k in kept}
+            if self.envelope > 1:
+                summary = {k: v for k, v in summary.items() if k in _FACTS}
+        return Document(header, stats, picked, summary, indices)
 
     def render(self) -> tuple[str, Document]:
         """Render with the exact token count of the very text rendered.
@@ -174,9 +198,28 @@ class _Packer:
             for i in (*self.candidates, *self.forced):
                 self.chosen[i] = self.cap(records[i])
             return self.render()
+        forced = dict(self.chosen)  # the forced records, tersest
+        empty: tuple[str, Document] | None = None  # an envelope that fits, with no record
+        for envelope in range(_ENVELOPES):
+            self.envelope, self.chosen = envelope, dict(forced)
+            fitted = self.fit()
+            if fitted is None:
+                continue
+            if fitted[1].stats.included or not self.candidates:
+                return fitted
+            empty = empty or fitted
+        if empty is not None:  # no record fits at any size: the fullest envelope that does
+            return empty
+        self.envelope, self.chosen, self.over_budget = _ENVELOPES - 1, dict(forced), True
+        return self.render()
 
+    def fit(self) -> tuple[str, Document] | None:
+        """Steps 2 to 4 within the current envelope; None if the envelope alone does not fit."""
+        records = self.result.records
         base = dict(self.chosen)  # the forced records, tersest
-        base_text, _ = self.render()
+        base_text, base_document = self.render()
+        if not self.fits_exactly(base_text, base_document.stats.tokens):
+            return None
         tokens_left, chars_left = self.rooms(base_text)
         steps: list[_Step] = []
 
@@ -192,11 +235,8 @@ class _Packer:
                 break
             self.chosen[i] = 0
             steps.append(("include", i, 0))
-        if not steps and self.candidates:
-            base[self.candidates[0]] = 0  # TMKB's rule: better one oversized record than none
-            self.chosen = dict(base)
 
-        for i in sorted(self.chosen):  # detail
+        for i in self.detail_order():  # detail
             now_tokens, now_chars = self.view_cost(i, self.chosen[i])
             for view in range(self.cap(records[i]), self.chosen[i], -1):
                 left = tokens_left.remaining
@@ -210,16 +250,18 @@ class _Packer:
         # exact: the longest prefix of those steps whose whole render fits
         fitting = self.longest_fitting(lambda m: self.replay(base, steps[:m]), len(steps))
         if fitting is None:
-            self.chosen = dict(base)
-            self.over_budget = True
-            return self.render()
+            return None
         self.replay(base, steps[:fitting])
-        text, document = self.refill()
-        if document.stats.included == 0 and self.candidates:
-            self.chosen[self.candidates[0]] = 0  # TMKB's rule again, now by exact count
-            self.over_budget = True
-            return self.render()
-        return text, document
+        return self.refill()
+
+    def detail_order(self) -> list[int]:
+        """The records to give richer views, in turn: in their order, or, with a priority
+        order, the forced ones and then the rest by priority (an error's whole message
+        before the lines around it)."""
+        if not self.by_priority:
+            return sorted(self.chosen)
+        forced = sorted(i for i in self.chosen if i not in self.candidate_set)
+        return [*forced, *(i for i in self.candidates if i in self.chosen)]
 
     def replay(self, base: dict[int, int], steps: Sequence[_Step]) -> None:
         self.chosen = dict(base)
@@ -334,8 +376,9 @@ def pack(
     unless they are given. ``level`` caps the view index (0 = tersest; None = fullest).
     ``format="auto"`` packs every lossless candidate and keeps the one that shows the
     most records in the fewest tokens. ``order`` (record indices, most important first)
-    makes coverage walk records by priority instead of position; the output keeps their
-    given order, and what is left out is the least important rather than a tail.
+    makes coverage walk records by priority instead of position (``result.order`` when not
+    given); the output keeps their given order, and what is left out is the least important
+    rather than a tail.
     ``redact=False``: the caller hid the secrets of the whole input already, in one pass.
     """
     if preset is not None:
@@ -349,6 +392,8 @@ def pack(
             raise ValueError(f"{name} must be >= 0, got {value}")
     if redact:
         result = _without_secrets(result)
+    if order is None:
+        order = result.order
     tok = get_tokenizer(tokenizer)
     fmt = get_format(format)
     candidates: Sequence[Format] = getattr(fmt, "candidates", lambda _r: [fmt])(result)

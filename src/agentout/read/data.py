@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 from agentout.errors import InputError
 from agentout.read.stream import MAX_DEPTH, JsonParser, Reader
-from agentout.read.structured import csv_rows, kind_of, records_of, toml_value
+from agentout.read.structured import csv_rows, kind_of, parts_of, records_of, toml_value
 from agentout.read.text import Source, display_name, read_text
 from agentout.records import Record, Result, View
 from agentout.records.values import Cut
@@ -76,8 +76,11 @@ _RESERVED = frozenset(
     | {"omitted", "reduced", "truncated", "tokens", "tokenizer", "over_budget"}
 )
 
+URGENT_AT_MOST = 500  # log records at level error or warning kept wherever they are
 # A first line like "[2025-03-04 10:00:01] INFO ..." or "[INFO] ..." is a log, not JSON.
-_LOG_LINE = re.compile(r"\[[^\[\]{}\"\n]*\][ \t]*[^\s,\[\]{}]")
+_LOG_LINE = re.compile(
+    r"\[[^\[\]{}\"\n]*\](?:[ \t]*\[[^\[\]{}\"\n]*\])*[ \t]*[^\s,\[\]{}]"
+)  # Apache's "[Thu Nov 27 ...] [core:error] [pid 7] ..." too
 
 
 Take = Callable[[Record], bool]
@@ -92,6 +95,7 @@ def read_data(
     name: str | None = None,
     keep: Take | None = None,
     dropped: Take | None = None,
+    ranked: bool = True,
 ) -> Result:
     """Read a file (a path; ``-`` or None for stdin; or a binary stream) as records.
 
@@ -103,10 +107,15 @@ def read_data(
     built. ``dropped``, if given, is shown each record not kept (built after all) for as
     long as it returns True; ``agentout.sources.fit`` uses it to learn whether the records left
     out would have ruled out a CSV table.
+
+    ``ranked``: text is the lines that matter first (see ``_text``); without it, text is
+    every non-blank line in order (``agentout show REF --records A:B`` pages lines).
     """
     name = display_name(source) if name is None else name
     chunks = read_text(source, name=name)
-    return data_records(chunks, name, input_format, max_record_mib, keep=keep, dropped=dropped)
+    return data_records(
+        chunks, name, input_format, max_record_mib, keep=keep, dropped=dropped, ranked=ranked
+    )
 
 
 def data_records(
@@ -117,6 +126,7 @@ def data_records(
     *,
     keep: Take | None = None,
     dropped: Take | None = None,
+    ranked: bool = True,
 ) -> Result:
     """Records from text that arrives in pieces; see ``read_data``."""
     if input_format not in INPUT_FORMATS:
@@ -148,8 +158,10 @@ def data_records(
         header["input"] = "text"
         if reader.dropped == 0:
             reader.pos = 0  # keep the first line's indentation
+        if ranked:
+            return _text(reader, header)
         lines = ((n, line) for n, line in reader.lines() if line.strip())
-        return _collect(lines, _line_record, header, keep, dropped)
+        return _collect(lines, _numbered_line, header, keep, dropped)
     parser = JsonParser(reader)
     values: Iterator[Any]
     if kind == "jsonl":
@@ -184,14 +196,31 @@ def _collect(
     keep: Take | None,
     dropped: Take | None,
 ) -> Result:
-    """Every item read (so errors anywhere are found); records built while needed."""
-    if keep is None:
-        return Result.of(map(build, items), header)
+    """Every item read (so errors anywhere are found); records built while needed.
+
+    A structured log record at level error or warning (``agentout.read.trouble``'s
+    ``record_level``) is built and kept wherever it is (the first ``URGENT_AT_MOST`` of
+    them), and the result's ``order`` puts those first, errors before warnings: a budget
+    shows what went wrong before the records around it."""
+    from agentout.read.trouble import record_level
+
     records: list[Record] = []
+    urgent: list[tuple[int, int]] = []  # (0 error | 1 warning, index into records)
     total = 0
     keeping, watching = True, dropped is not None
     for item in items:
         total += 1
+        level = record_level(item) if len(urgent) < URGENT_AT_MOST else None
+        if level is not None:
+            urgent.append((0 if level == "error" else 1, len(records)))
+            record = build(item)
+            if len(record.views) > 1:  # never its index line alone: the message is the point
+                record = record.replace(views=record.views[1:])
+            records.append(record)
+            continue
+        if keep is None:
+            records.append(build(item))
+            continue
         if not (keeping or watching):
             continue
         record = build(item)
@@ -200,7 +229,12 @@ def _collect(
             continue
         keeping = False
         watching = watching and dropped is not None and dropped(record)
-    return Result.of(records, header, total=total)
+    order = None
+    if urgent:
+        first = [index for _, index in sorted(urgent)]
+        order = [*first, *(i for i in range(len(records)) if i not in set(first))]
+    counted = None if keep is None else total
+    return Result.of(records, header, total=counted, order=order)
 
 
 def _detect(reader: Reader, first: str) -> str:
@@ -271,7 +305,10 @@ def object_record(value: Any) -> Record:
 
 def _object_record(value: Any) -> Record:
     """Views, tersest first: an index line (the first few scalar fields, cut short); all
-    scalar fields (long strings cut); those and the small nested values; everything."""
+    scalar fields (long strings cut); those and the small nested values; everything.
+    Where a part of an object begins, a ``P`` record names it and counts its records."""
+    if isinstance(value, _Part):
+        return Record.of({"part": value.name, "records": value.count}, kind="P")
     if not isinstance(value, dict):
         cut = _cut(value, TERSE_CHARS) if isinstance(value, str) else value
         full = {"value": value}
@@ -283,11 +320,12 @@ def _object_record(value: Any) -> Record:
         if isinstance(item, (dict, list)):  # parsed JSON: everything else is a scalar
             if _small(item):
                 middle[key] = item
+            if isinstance(item, dict):  # an identity one level down (metadata.name) counts
+                for inner, scalar in item.items():
+                    if not isinstance(scalar, (dict, list)):
+                        _scalar_views(f"{key}.{inner}", scalar, index, terse)
             continue
-        is_text = isinstance(item, str)
-        middle[key] = terse[key] = _cut(item, TERSE_CHARS) if is_text else item
-        if len(index) < INDEX_FIELDS:
-            index[key] = _cut(item, INDEX_CHARS) if is_text else item
+        middle[key] = _scalar_views(key, item, index, terse)
     if not terse and value:  # nothing scalar to show: name the fields instead
         index = terse = {"_keys": list(value)}
     views: list[View] = []
@@ -297,11 +335,73 @@ def _object_record(value: Any) -> Record:
     return Record.of(*views) if views else Record.of(value)
 
 
-def _line_record(numbered: tuple[int, str]) -> Record:
+def _scalar_views(key: str, item: Any, index: dict[str, Any], terse: dict[str, Any]) -> Any:
+    """A scalar field in the terse view (and the index line while it has room); its value
+    as the terse view shows it."""
+    is_text = isinstance(item, str)
+    terse[key] = _cut(item, TERSE_CHARS) if is_text else item
+    if len(index) < INDEX_FIELDS:
+        index[key] = _cut(item, INDEX_CHARS) if is_text else item
+    return terse[key]
+
+
+def _text(reader: Reader, header: dict[str, Any]) -> Result:
+    """Text (a log, a command's output) as its lines, the ones that matter first: read as
+    ``agentout run`` reads output (``agentout.read.trouble``, ``agentout.read.digest``), in
+    memory the scan bounds, whatever the size. Each non-blank line the scan kept is a
+    record (``n``, ``line``; ``last`` for identical lines folded into one); ``total`` is
+    every line of the input; the result's ``order`` puts the errors, their detail, how
+    the text began and ended first, so a budget shows them whatever else it leaves out.
+    A line over the size limit is refused, as any record is."""
+    from agentout.read.digest import digest
+    from agentout.read.trouble import Scan
+
+    scan = Scan()
+    line, since = reader.line, 0  # the line under way, and its length so far
+    for chunk in _rest(reader):
+        first = chunk.find("\n")
+        if since + (len(chunk) if first < 0 else first) > reader.limit:
+            raise InputError(reader.too_large("line"), reader.name, line)
+        newlines = chunk.count("\n")
+        if newlines:
+            line += newlines
+            since = len(chunk) - chunk.rfind("\n") - 1
+        else:
+            since += len(chunk)
+        scan.feed(chunk.encode("utf-8", "surrogatepass"))
+    found = digest(scan.finish())
+    records: list[Record] = []
+    index: dict[int, int] = {}
+    for i, record in enumerate(found.records):
+        if str(record.fullest["text"]).split("\n", 1)[0].strip():  # blank lines say nothing
+            index[i] = len(records)
+            records.append(_line_record(record))
+    order = [index[i] for i in found.order if i in index]
+    return Result.of(records, header, total=found.lines, order=order)
+
+
+def _numbered_line(numbered: tuple[int, str]) -> Record:
     number, line = numbered
     full = {"n": number, "line": line}
     cut = _cut(line, TERSE_CHARS * 2)
     return Record.of(full) if cut == line else Record.of({"n": number, "line": cut}, full)
+
+
+def _rest(reader: Reader) -> Iterator[str]:
+    """The text from the reader's position on: what it has buffered, then the rest."""
+    yield reader.buf[reader.pos :]
+    yield from reader.chunks
+
+
+def _line_record(kept: Record) -> Record:
+    """A line the digest kept, as ``fit`` shows a line: its number and its text."""
+    views: list[View] = []
+    for view in kept.views:
+        shown = {"n": view["n"], "line": view["text"]}
+        if view.get("last", view["n"]) != view["n"]:
+            shown["last"] = view["last"]
+        views.append(shown)
+    return Record.of(*views)
 
 
 def _joined(chunks: Iterable[str], name: str, max_record_mib: int) -> str:
@@ -336,20 +436,43 @@ def _whole(text: str, name: str, kind: str) -> tuple[Iterator[Any], dict[str, An
 
 def _unwrap(obj: Any) -> tuple[Iterator[Any], dict[str, Any]]:
     """The records of a single value (see ``agentout.read.structured``); the other keys of an
-    object whose array holds them as header."""
+    object whose array holds them as header. An object of several parts (rule 4) gives
+    each part's records after a ``P`` line naming it, every part's count in the header."""
+    parts = parts_of(obj)
+    if parts is not None:
+        header = _scalars(obj, set())
+        header["parts"] = {name: len(records) for name, records in parts}
+        return _with_part_lines(parts), header
     records, key = records_of(obj)
     if key is None:
         return iter(records), {}
-    header: dict[str, Any] = {"array": key}
-    others = []
-    for other, value in obj.items():
-        if other == key:
-            continue
-        if _is_scalar(value):
-            label = f"top.{other}" if other in _RESERVED else other
-            header[label] = _cut(value, _HEADER_CHARS) if isinstance(value, str) else value
-        else:
-            others.append(other)
+    header = {"array": key, **_scalars(obj, {key})}
+    others = [other for other, value in obj.items() if other != key and not _is_scalar(value)]
     if others:
         header["other_keys"] = others
     return iter(obj[key]), header
+
+
+def _scalars(obj: dict[str, Any], skip: set[str]) -> dict[str, Any]:
+    """An object's scalar keys, for the header (long strings cut, reserved names kept apart)."""
+    header: dict[str, Any] = {}
+    for other, value in obj.items():
+        if other not in skip and _is_scalar(value):
+            label = f"top.{other}" if other in _RESERVED else other
+            header[label] = _cut(value, _HEADER_CHARS) if isinstance(value, str) else value
+    return header
+
+
+class _Part:
+    """Where a part of an object begins: its name and how many records it has."""
+
+    __slots__ = ("count", "name")
+
+    def __init__(self, name: str, count: int) -> None:
+        self.name, self.count = name, count
+
+
+def _with_part_lines(parts: list[tuple[str, list[Any]]]) -> Iterator[Any]:
+    for name, records in parts:
+        yield _Part(name, len(records))
+        yield from records

@@ -19,7 +19,12 @@ none of these, or stdin, is told by its content: JSON when it starts with ``[`` 
    other values are all scalars, its longest array of objects (the first of the
    longest; ``{"generated": "...", "incidents": [...]}``): that array's elements (an empty
    ``items`` array: no records); ``fit`` puts the object's other scalar keys in its header;
-4. any other object, or scalar, is one record.
+4. an object holding arrays of records beside other arrays or objects (``pip inspect``:
+   ``installed`` beside ``environment``): each of those values is a part (``parts_of``),
+   a list's elements and an object's entries (``key``, ``value``) its records; ``fit``
+   puts the scalar keys and each part's count in its header and each part's name on a
+   ``P`` line before its records;
+5. any other object, or scalar, is one record.
 
 **CSV and TSV** (``csv_rows``) are tables with a header row: each row is a record of its
 header's keys, every value a string as written (CSV has no types). A row with more or
@@ -53,6 +58,7 @@ __all__ = [
     "SUFFIXES",
     "csv_rows",
     "kind_of",
+    "parts_of",
     "toml_value",
     "unwrap",
 ]
@@ -91,6 +97,24 @@ def unwrap(value: Any) -> str | None:
         longest: str = max(arrays, key=lambda key: len(value[key]))  # the first of the longest
         return longest
     return None
+
+
+def parts_of(value: Any) -> list[tuple[str, list[Any]]] | None:
+    """Rule 4: the parts of an object that holds arrays of records beside other arrays or
+    objects, in its order, each with its records; None when the rule does not apply."""
+    if not isinstance(value, dict) or len(value) < 2 or unwrap(value) is not None:
+        return None
+    nested = [key for key, item in value.items() if not _is_scalar(item)]
+    if len(nested) < 2 or not any(item and _records_array(value[item]) for item in nested):
+        return None
+    parts: list[tuple[str, list[Any]]] = []
+    for key in nested:
+        item = value[key]
+        if isinstance(item, dict):
+            parts.append((key, [{"key": k, "value": v} for k, v in item.items()]))
+        else:
+            parts.append((key, [v if isinstance(v, dict) else {"value": v} for v in item]))
+    return parts
 
 
 def records_of(value: Any) -> tuple[list[Any], str | None]:

@@ -27,11 +27,22 @@ from typing import Any
 
 from agentout.read.visible import own_line, terminal_text
 
-__all__ = ["MAX_LINE_BYTES", "Line", "Scan", "ScanResult", "classify", "clean"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "Line",
+    "Scan",
+    "ScanResult",
+    "classify",
+    "clean",
+    "record_level",
+]
 
 MAX_LINE_BYTES = 8192  # of one line, kept to show; the stored output keeps every byte
 LINE_END_BYTES = 1024  # and the end of a longer line: how it ended
-HEAD_LINES = 200
+# How the output began, kept whole up to this many bytes (and lines): enough for a budget
+# the size of what a client shows inline (Claude Code: 30,000 characters) to fill with it.
+HEAD_BYTES = 64 << 10
+HEAD_LINES = 8192
 TAIL_LINES = 400
 ERROR_ENDS = 500  # the first and the last this many error lines are kept
 WARNING_ENDS = 300
@@ -40,23 +51,43 @@ TRACEBACK_LINES = 60
 CONTEXT_BEFORE = 3  # location lines before an error ("File ..., line N", source, caret)
 DENSE_HITS = 200_000  # past this many hits, the middle is counted, not classified
 
-# What says a line is an error, or a warning: RE2 syntax (no lookarounds), one line at a
-# time ([ \t], never \s, so a match never starts on the line before).
+# The vocabulary of trouble: what says a line is an error, or a warning, in every common
+# format (compilers, test runners, package managers, and log levels wherever log formats put
+# them). RE2 syntax (no lookarounds), one line at a time ([ \t], never \s, so a match never
+# starts on the line before). Each log format has a recorded sample in
+# tests/fixtures/logs/ that tests/read/test_trouble.py checks, line by line.
+_LEVEL_ERROR = "ERROR|ERR|FATAL|FTL|CRITICAL|CRIT|SEVERE|EMERG|EMERGENCY|ALERT|PANIC"
+_LEVEL_WARNING = "WARNING|WARN|WRN"
+# syslog's <PRI> (RFC 3164/5424, the kernel's printk): facility * 8 + severity; severity
+# 0-3 (emerg, alert, crit, err) is an error, 4 a warning.
+_PRI_ERROR = "|".join(str(f * 8 + s) for f in range(24) for s in range(4))
+_PRI_WARNING = "|".join(str(f * 8 + 4) for f in range(24))
 _ERROR = (
     r"(?:^|[ \t\]:)])(?:error|fatal error|fatal)(?:\[[A-Za-z0-9]+\])?:",  # gcc, rustc, tsc, pip
     r"^[ \t]*(?:error|fatal|ERROR|FATAL|FAILED|FAIL|FAILURE|PANIC|CRITICAL)\b",  # ERROR: x
-    r"(?:^|[ \t\[|(\":-])(?:ERROR|FATAL|CRITICAL|SEVERE|ERR)(?:[ \t\]|)\":,-]|$)",  # log levels
-    r"(?i:\blevel[^a-zA-Z0-9_\n]{1,4}(?:error|fatal|critical|crit|err)\b)",  # level=error, JSON
-    r"^[EF]\d{4} \d\d:\d\d",  # glog
+    # a level word in upper case between separators: log4j, logback, Python's logging,
+    # env_logger, tracing, zerolog, Serilog, Ruby's Logger, "[ERROR]", "| ERROR |"
+    rf"(?:^|[ \t\[|(\":,-])(?:{_LEVEL_ERROR})(?:[ \t\]|)\":,-]|$)",
+    # a level in lower or mixed case in brackets: nginx "[error]", Apache "[core:error]"
+    r"(?i:[\[:](?:error|err|fatal|crit|critical|emerg|alert|severe|panic)\])",
+    # a level field: logfmt "level=error", JSON "level":"error", log15 "lvl=eror", GCP
+    # "severity":"ERROR", pino/bunyan's numeric "level":50 (error) and 60 (fatal)
+    r"(?i:\b(?:level|lvl|severity|loglevel|log_level)[^a-zA-Z0-9_\n]{1,4}"
+    r"(?:error|eror|err|fatal|critical|crit|emerg|emergency|alert|panic|severe)\b)",
+    r"(?i:\blevel\"?[ \t]*[:=][ \t]*[56]0\b)",
+    r"^[EF]\d{4} \d\d:\d\d",  # glog, klog (Kubernetes)
+    r"^[EF], \[",  # Ruby's Logger
+    r"^(?:fail|crit): ",  # .NET's console logger
+    rf"^<(?:{_PRI_ERROR})>",  # syslog priority, kernel messages
     r"^E[ \t]{2,}\S",  # pytest's E lines
     r"^npm (?:ERR!|error)|^E:[ \t]",  # npm, apt
     r"^not ok\b",  # TAP
     r"^[ \t]*[✗✕✖×][ \t]",
     r"^Traceback \(most recent call last\)",
-    r"^Exception in thread\b",
+    r"^Exception in thread\b|^Caused by: ",
     r"^(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt|Exit)(?::|$)",  # Python, Node, Java
     r":\d+: \w*(?:Error|Exception)$",  # pytest's location line
-    r"\bpanicked at\b|Segmentation fault|core dumped|\bAbort(?:ed)?\b",
+    r"^panic: |\bpanicked at\b|Segmentation fault|core dumped|\bAbort(?:ed)?\b",
     r"^make(?:\[\d+\])?: \*\*\*",
     r"\bundefined reference to\b|\bcommand not found\b",
     r"\.\.\. (?:FAILED|failed|FAIL)\b",  # cargo test, unittest
@@ -69,10 +100,16 @@ _ERROR = (
 _WARNING = (
     r"(?i:(?:^|[ \t\[(\":|-])warn(?:ing)?s?(?:\[[\w-]+\])?(?:[:!\]|)\" \t]|$))",  # warning: x
     r"\b\w+Warning\b|^npm WARN|^W:[ \t]|^W\d{4} \d\d:\d\d",  # DeprecationWarning, apt, glog
-    r"(?i:\blevel[^a-zA-Z0-9_\n]{1,4}warn(?:ing)?\b)",
+    rf"(?:^|[ \t\[|(\":,-])(?:{_LEVEL_WARNING})(?:[ \t\]|)\":,-]|$)",
+    r"(?i:\b(?:level|lvl|severity|loglevel|log_level)[^a-zA-Z0-9_\n]{1,4}warn(?:ing)?\b)",
+    r"(?i:\blevel\"?[ \t]*[:=][ \t]*40\b)",  # pino, bunyan
+    r"^W, \[|^warn: ",  # Ruby's Logger, .NET
+    rf"^<(?:{_PRI_WARNING})>",
 )
 # After an error: frames, carets, gutters and indented detail, until a plain line.
 _CONTEXT = re.compile(r"^\s+\S|^\s*\d*\s*[|│╰├└^~]|^\s*-->|^>\s")
+# A frame of a Java, JavaScript or C# stack trace, and the line that says how many more.
+_STACK_FRAME = re.compile(r"^\s+at \S|^\s+\.\.\. \d+ (?:more|common frames omitted)")
 # Above an error: where it is (Python's File line, source and caret lines are indented).
 _FRAME = re.compile(r"^\s*\d*\s*[|│]|^\s*[\^~]+[\s^~]*$|^\s*-->")
 _FILE_LINE = re.compile(r'^\s+File "[^"]+", line \d+')
@@ -80,6 +117,19 @@ _LOCATION = re.compile(r'^\s+File "|^\s+\S|^\s*\d*\s*[|^~]')
 
 
 _COMPILED: dict[str, Any] = {}
+
+
+# Colour as terminals get it (SGR, and the erase-line gcc sends after it): a coloured
+# "\x1b[31merror:\x1b[0m" is an error too. The bytes are searched as printed, so each
+# place a pattern looks for a line's start or a separator also takes such a sequence.
+_COLOUR = r"\x1b\[[0-9;]*[mK]"
+
+
+def _through_colour(pattern: str) -> str:
+    """``pattern`` seeing through colour at line starts and around separated words."""
+    pattern = pattern.replace("(?:^|[", f"(?:^|(?:{_COLOUR})+|[")
+    pattern = re.sub(r"(?<![\[|])\^(?![|])", lambda _: f"^(?:{_COLOUR})*", pattern)
+    return pattern.replace(r"[ \t\]|)\":,-]|$)", rf"[ \t\]|)\":,-]|{_COLOUR}|$)")
 
 
 def _patterns() -> dict[str, Any]:
@@ -90,7 +140,8 @@ def _patterns() -> dict[str, Any]:
 
         options = re2.Options()
         options.encoding = re2.Options.Encoding.UTF8
-        error, warning = "|".join(_ERROR), "|".join(_WARNING)
+        error = "|".join(map(_through_colour, _ERROR))
+        warning = "|".join(map(_through_colour, _WARNING))
         _COMPILED["both"] = re2.compile(f"(?m)(?P<e>{error})|(?P<w>{warning})", options)
         _COMPILED["error"] = re2.compile(f"(?m){error}", options)
         _COMPILED["warning"] = re2.compile(f"(?m){warning}", options)
@@ -104,6 +155,51 @@ def classify(text: str) -> str | None:
         return "error"
     if found["warning"].search(text):
         return "warning"
+    return None
+
+
+# A structured log record's level (JSON lines, YAML): the field, and the words and numbers
+# (pino and bunyan: 40 warn, 50 error, 60 fatal) that say error or warning.
+_LEVEL_KEYS = ("level", "severity", "lvl", "loglevel", "log_level", "levelname", "log.level")
+_ERROR_LEVELS = frozenset(
+    [
+        "error",
+        "eror",
+        "err",
+        "fatal",
+        "critical",
+        "crit",
+        "emerg",
+        "emergency",
+        "alert",
+        "panic",
+        "severe",
+        "failure",
+    ]
+)
+_WARNING_LEVELS = frozenset(["warning", "warn", "wrn"])
+
+
+def record_level(value: object) -> str | None:
+    """``error``, ``warning`` or None for a structured log record (a mapping), by its level
+    field: ``{"level": "error"}``, ``{"severity": "ERROR"}``, ``{"level": 50}``,
+    ``{"log": {"level": "warn"}}``."""
+    if not isinstance(value, dict):
+        return None
+    for key in _LEVEL_KEYS:
+        level = value.get(key)
+        if level is None and key == "log.level" and isinstance(value.get("log"), dict):
+            level = value["log"].get("level")
+        if isinstance(level, str):
+            word = level.strip().lower()
+            if word in _ERROR_LEVELS:
+                return "error"
+            if word in _WARNING_LEVELS:
+                return "warning"
+        elif isinstance(level, int) and not isinstance(level, bool) and key == "level":
+            return "error" if level >= 50 else "warning" if level == 40 else None
+        if level is not None:
+            return None
     return None
 
 
@@ -177,13 +273,17 @@ class _Detail:
     parent: int | None = None
     traceback: bool = False
     continues: bool = False  # the error line ended with ':', the next line says what
+    frames: int = 0  # stack frames taken ("at f (x.js:1)"): a whole trace, up to a cap
 
 
 class Scan:
     """Feed output bytes as they come (``feed``), then ``finish()`` for what matters."""
 
-    def __init__(self, *, head: int = HEAD_LINES, tail: int = TAIL_LINES) -> None:
+    def __init__(
+        self, *, head: int = HEAD_LINES, tail: int = TAIL_LINES, head_bytes: int = HEAD_BYTES
+    ) -> None:
         self.head_keep, self.tail_keep = head, tail
+        self.head_bytes = head_bytes  # left for the head to take
         self.head: list[Line] = []
         self.errors = _Ends(ERROR_ENDS)
         self.warnings = _Ends(WARNING_ENDS)
@@ -288,7 +388,7 @@ class Scan:
             return
         first = self.lines + 1
         count = buf.count(b"\n", begin, end)
-        if len(self.head) < self.head_keep:
+        if len(self.head) < self.head_keep and self.head_bytes > 0:
             self._take_head(buf, begin, end, first)
         self._take_tail(buf, begin, end, first, count)
         self._hits(buf, begin, end, first, first_level)
@@ -296,9 +396,10 @@ class Scan:
 
     def _take_head(self, buf: bytes, begin: int, end: int, first: int) -> None:
         start, n = begin, first
-        while len(self.head) < self.head_keep and start < end:
+        while len(self.head) < self.head_keep and self.head_bytes > 0 and start < end:
             stop = buf.find(b"\n", start, end)
             self.head.append(_line(n, buf[start:stop], "info"))
+            self.head_bytes -= stop + 1 - start
             start, n = stop + 1, n + 1
 
     def _take_tail(self, buf: bytes, begin: int, end: int, first: int, count: int) -> None:
@@ -399,7 +500,10 @@ class Scan:
                 return pos
             if text.strip():
                 detail.continues = False
-            detail.left = max(0, detail.left - 1)
+            if _STACK_FRAME.match(text) and detail.frames < TRACEBACK_LINES:
+                detail.frames += 1  # a Java or JavaScript stack: every frame, up to the cap
+            else:
+                detail.left = max(0, detail.left - 1)
             self.context.add(_line(n, raw, "context", parent=detail.parent))
             pos, n = stop + 1, n + 1
         return pos

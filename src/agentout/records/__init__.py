@@ -98,12 +98,16 @@ class Result(Frozen):
     account (total, included, tokens, ...) after these. ``summary`` is rendered last, whole.
     ``total``: how many records the source matched when ``records`` holds only the first
     of them (a streamed query keeps one page; the rest is spilled): pack reports it.
+    ``order``: which records matter most, when that is not their order (record indices,
+    most important first: the error lines of a log): a budget leaves out the least
+    important, and what it keeps stays in the records' order.
     """
 
     records: tuple[Record, ...]
     header: Mapping[str, Any]
     summary: Mapping[str, Any]
     total: int | None
+    order: tuple[int, ...] | None
 
     def __init__(
         self,
@@ -111,10 +115,11 @@ class Result(Frozen):
         header: Mapping[str, Any] | None = None,
         summary: Mapping[str, Any] | None = None,
         total: int | None = None,
+        order: tuple[int, ...] | None = None,
     ) -> None:
         header = {} if header is None else header
         summary = {} if summary is None else summary
-        self._set(records=records, header=header, summary=summary, total=total)
+        self._set(records=records, header=header, summary=summary, total=total, order=order)
 
     @classmethod
     def of(
@@ -123,8 +128,10 @@ class Result(Frozen):
         header: Mapping[str, Any] | None = None,
         summary: Mapping[str, Any] | None = None,
         total: int | None = None,
+        order: Iterable[int] | None = None,
     ) -> Result:
-        return cls(tuple(records), dict(header or {}), dict(summary or {}), total)
+        ranked = None if order is None else tuple(order)
+        return cls(tuple(records), dict(header or {}), dict(summary or {}), total, ranked)
 
 
 def is_empty(value: Any) -> bool:
@@ -144,7 +151,9 @@ class Stats(Frozen):
     ``tokens`` is the exact count of the whole emitted text (header and summary included)
     by ``tokenizer``. ``omitted`` records were left out; ``reduced`` records were shown at
     a terser view than the disclosure level allowed. ``over_budget`` flags the one case a
-    budget is passed: forced records, or the first record's tersest view, alone exceed it.
+    budget is passed: the envelope alone (the header's account, forced records) exceeds
+    it. ``lean``: the budget is so small that formats leave out what the rest implies
+    (``omitted``, ``reduced``, the tokenizer's name).
     """
 
     total: int
@@ -155,6 +164,7 @@ class Stats(Frozen):
     tokenizer: str
     truncated: bool
     over_budget: bool
+    lean: bool
 
     def __init__(
         self,
@@ -166,10 +176,11 @@ class Stats(Frozen):
         tokenizer: str,
         truncated: bool,
         over_budget: bool = False,
+        lean: bool = False,
     ) -> None:
         self._set(
             total=total, included=included, omitted=omitted, reduced=reduced, tokens=tokens,
-            tokenizer=tokenizer, truncated=truncated, over_budget=over_budget,
+            tokenizer=tokenizer, truncated=truncated, over_budget=over_budget, lean=lean,
         )  # fmt: skip
 
 

@@ -3,11 +3,15 @@
 - ``git log`` (its default and ``--stat`` forms): one line a commit, ``HASH DATE
   subject (author)``, the hash abbreviated as ``--oneline`` does; with ``--stat``, each
   file line (``path | 12``) and the summary under it. Bodies are left out (the output is
-  stored). Other forms (``--oneline``, ``--format``, ``-p``) are compact already or are
-  read by the diff reducer, so they are left as they are.
+  stored). With ``-p``, each commit's line is followed by its diff, read as ``git diff``
+  is. Other forms (``--oneline``, ``--format``, ``--graph``) are compact already.
 - ``git diff`` and the patch of ``git show``: each file once (``path`` or ``old →
-  new``, with ``new file``/``deleted`` said), every hunk header, every changed line,
-  and one line of context on each side of a run of changes; ``index`` lines go.
+  new``, with ``new file``/``deleted``/``Binary`` said), every hunk header, every
+  changed line, and one line of context on each side of a run of changes; ``index``
+  lines go. Word diffs keep every line with a change in it: ``--word-diff`` (``[-old-]
+  {+new+}``), its porcelain form, and ``--color-words``/``--word-diff=color``, whose
+  changes only colour told apart (every line of their hunks is kept). ``--stat``,
+  ``--numstat``, ``--name-status`` and ``--shortstat`` before a patch are kept whole.
 """
 
 from __future__ import annotations
@@ -33,7 +37,10 @@ _GIT_DATE = re.compile(r"^\w{3} (\w{3}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4}) [+-]\d{
 _STAT = re.compile(r"^ (\S.*?)\s+\|\s+(\d+|Bin .*)")
 _STAT_SUMMARY = re.compile(r"^ \d+ files? changed")
 _ABBREV = 7
-_LOG_OPTIONS_LEFT_ALONE = ("--oneline", "--format", "--pretty", "-p", "--patch", "--graph", "-u")
+_LOG_OPTIONS_LEFT_ALONE = ("--oneline", "--format", "--pretty", "--graph")
+_PATCH = ("-p", "-u", "--patch")
+_STATS = ("--stat", "--numstat", "--name-status", "--shortstat", "--name-only", "--summary")
+_WORD_MARK = re.compile(r"\[-.*?-\]|\{\+.*?\+\}")
 
 
 def _words_have(words: Sequence[str], options: Sequence[str]) -> bool:
@@ -114,8 +121,12 @@ class GitLog:
     """git log: one line a commit (hash, date, subject), --stat kept per commit."""
 
     name = "git/log"
-    # every commit's hash (its first 7 digits) and its subject
-    facts = (r"(?m)^commit ([0-9a-f]{7})", r"(?m)^Date:.*\n\n    (\S.*)$")
+    # every commit's hash (its first 7 digits) and its subject; with -p, every file
+    facts = (
+        r"(?m)^commit ([0-9a-f]{7})",
+        r"(?m)^Date:.*\n\n    (\S.*)$",
+        r"(?m)^diff --git a/\S+ b/(\S+)$",
+    )
 
     def matches(self, words: Sequence[str]) -> bool:
         return tuple(words[:2]) == ("git", "log") and not _words_have(
@@ -123,10 +134,40 @@ class GitLog:
         )
 
     def reduce(self, output: Output) -> Reduced | None:
+        if _words_have(output.words[2:], _PATCH):
+            return _log_with_patches(output.lines, _Form.of(output.words))
         commits = _commits(output.lines)
         if commits is None:
             return None
         return Reduced(_log_records(commits))
+
+
+def _log_with_patches(lines: Sequence[str], form: _Form) -> Reduced | None:
+    """``git log -p``: each commit's line, then its diff. The order puts every commit and
+    every file (its name and hunk headers, the diff record's tersest view) before any
+    changed line, so a budget that cannot hold the patches still names them all."""
+    starts = [i for i, line in enumerate(lines) if _COMMIT.match(line)]
+    if not starts or any(line.strip() for line in lines[: starts[0]]):
+        return None
+    records: list[Record] = []
+    commits: list[int] = []
+    for start, end in zip(starts, [*starts[1:], len(lines)], strict=True):
+        segment = lines[:end]
+        cut = next((i for i in range(start, end) if lines[i].startswith("diff --git ")), end)
+        found = _commits(segment[start:cut])
+        if found is None or len(found) != 1:
+            return None
+        found[0].n += start
+        found[0].last += start
+        commits.append(len(records))
+        records.append(_commit_record(found[0], found[0].hash[:_ABBREV]))
+        if cut < end:
+            diff = _diff_records(segment, cut, form)
+            if diff is None:
+                return None
+            records.extend(diff)
+    others = [i for i in range(len(records)) if i not in set(commits)]
+    return Reduced(records, order=[*commits, *others])
 
 
 def _log_records(commits: list[_Commit]) -> list[Record]:
@@ -160,8 +201,43 @@ def _commit_record(commit: _Commit, short: str, with_author: bool = True) -> Rec
 
 _DIFF = re.compile(r"^diff --git a/(.*) b/(.*)$")
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
-_FILE_NOTES = ("new file mode", "deleted file mode", "rename from", "rename to", "Binary files")
+_FILE_NOTES = (
+    "new file mode", "deleted file mode", "rename from", "rename to", "copy from", "copy to",
+    "Binary files", "GIT binary patch",
+)  # fmt: skip
 _CONTEXT = 1  # lines of context kept on each side of a run of changes
+# A line of --stat, --numstat, --name-status, --shortstat or --summary before a patch.
+_SUMMARY_LINE = re.compile(
+    r"^ \S.*\|\s+(?:\d+|Bin)|^ \d+ files? changed|^(?:\d+|-)\t(?:\d+|-)\t\S"
+    r"|^[ACDMRTUXB]\d*\t\S|^ (?:create|delete|rename|copy|mode change) |^\S.*$"
+)
+
+
+class _Form:
+    """How a diff was asked for: word diffs mark changes inside lines, or only by colour."""
+
+    __slots__ = ("colour", "words")
+
+    def __init__(self, words: bool = False, colour: bool = False) -> None:
+        self.words, self.colour = words, colour
+
+    @classmethod
+    def of(cls, argv_words: Sequence[str]) -> _Form:
+        form = cls()
+        for word in argv_words:
+            if word.startswith("--color-words") or word == "--word-diff=color":
+                form.words = form.colour = True
+            elif word.startswith("--word-diff") and word != "--word-diff=none":
+                form.words = True
+        return form
+
+    def changed(self, line: str) -> bool:
+        """Whether a hunk line says what changed (rather than what stayed around it)."""
+        if line.startswith(("+", "-", "\\")):
+            return True
+        if self.colour:  # the change is in colours now gone: every line may hold one
+            return True
+        return self.words and _WORD_MARK.search(line) is not None
 
 
 class _Hunk:
@@ -171,14 +247,24 @@ class _Hunk:
         self.n, self.header, self.body = n, header, body
 
 
-def _diff_records(lines: Sequence[str], start: int = 0) -> list[Record] | None:
-    """One record per file of a diff in ``lines[start:]``; None if it is not a git diff."""
+def _diff_records(
+    lines: Sequence[str], start: int = 0, form: _Form | None = None
+) -> list[Record] | None:
+    """One record per file of a diff in ``lines[start:]`` (what a ``--stat``-like summary
+    says before it, one record too); None if it is not a git diff."""
+    form = form or _Form()
     records: list[Record] = []
     i = start
+    summary: list[tuple[int, str]] = []
     while i < len(lines) and not lines[i].startswith("diff --git "):
         if lines[i].strip():
-            return None
+            summary.append((i + 1, lines[i]))
         i += 1
+    if summary:
+        if i >= len(lines) or not all(_SUMMARY_LINE.match(line) for _, line in summary):
+            return None
+        text = "\n".join(line.rstrip() for _, line in summary)
+        records.append(Record.of({"text": text, "n": summary[0][0], "last": summary[-1][0]}))
     while i < len(lines):
         head = _DIFF.match(lines[i])
         if head is None:
@@ -205,7 +291,7 @@ def _diff_records(lines: Sequence[str], start: int = 0) -> list[Record] | None:
         shown = [title]
         for hunk in hunks:
             shown.append(hunk.header)
-            shown.extend(_trimmed(hunk.body))
+            shown.extend(_trimmed(hunk.body, form))
         terse = [title, *(h.header for h in hunks)]
         full = {"text": "\n".join(shown), "n": first, "last": i}
         if terse == shown:
@@ -215,9 +301,9 @@ def _diff_records(lines: Sequence[str], start: int = 0) -> list[Record] | None:
     return records
 
 
-def _trimmed(body: Sequence[tuple[int, str]]) -> list[str]:
+def _trimmed(body: Sequence[tuple[int, str]], form: _Form) -> list[str]:
     """Changed lines, with ``_CONTEXT`` lines of context around each run of them."""
-    changed = [j for j, (_, line) in enumerate(body) if line.startswith(("+", "-", "\\"))]
+    changed = [j for j, (_, line) in enumerate(body) if form.changed(line)]
     keep: set[int] = set()
     for j in changed:
         keep.update(range(max(0, j - _CONTEXT), min(len(body), j + _CONTEXT + 1)))
@@ -245,12 +331,12 @@ class GitDiff:
     )
 
     def matches(self, words: Sequence[str]) -> bool:
-        return tuple(words[:2]) == ("git", "diff") and not _words_have(
-            words[2:], ("--stat", "--name-only", "--name-status", "--numstat", "--shortstat")
-        )
+        if tuple(words[:2]) != ("git", "diff"):
+            return False  # a summary alone is compact already; with a patch, it is read
+        return not _words_have(words[2:], _STATS) or _words_have(words[2:], _PATCH)
 
     def reduce(self, output: Output) -> Reduced | None:
-        records = _diff_records(output.lines)
+        records = _diff_records(output.lines, 0, _Form.of(output.words))
         return None if not records else Reduced(records)
 
 
@@ -273,7 +359,7 @@ class GitShow:
         if commits is None:
             return None
         records = _log_records(commits)
-        diff = _diff_records(lines, cut) if cut < len(lines) else []
+        diff = _diff_records(lines, cut, _Form.of(output.words)) if cut < len(lines) else []
         if diff is None:
             return None
         return Reduced([*records, *diff])

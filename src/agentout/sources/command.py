@@ -18,11 +18,11 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentout.deliver.text import TextDelivery, TextSettings, deliver_output
+from agentout.deliver.text import TextDelivery, TextSettings, deliver_output, text_threshold
 from agentout.frozen import Frozen
 from agentout.process import CommandOutcome
 from agentout.sources.testing.programs import TEST_PROGRAMS
-from agentout.store.capture import Capture, OutputFilter, check_mode, resolve_threshold
+from agentout.store.capture import Capture, OutputFilter, check_mode
 
 if TYPE_CHECKING:
     from agentout.deliver.dual import ToolResult
@@ -131,7 +131,7 @@ def run(
             return tested
     tasks = _tasks(argv, cwd) if reduce and not shell and format == "raw" else None
     check_mode(mode)
-    threshold = resolve_threshold(inline_threshold)
+    threshold = text_threshold(inline_threshold)
     redactor = _redactor(redact)
     stream = redactor.stream() if redactor is not None else None
     filters: tuple[OutputFilter, ...] = (stream,) if stream and not keep_secrets else ()

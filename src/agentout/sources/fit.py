@@ -171,6 +171,8 @@ def _with_ref(result: Result, ident: str, packed: Callable[..., Packed]) -> Pack
     total = result.total if result.total is not None else len(result.records)
 
     def footer(shown: int) -> dict[str, str]:
+        if result.order is not None:  # the lines that matter, not a prefix: page them all
+            return {"more": f"agentout show {ident}"}
         start = shown + 1 if shown < total else 1
         return {"more": f"agentout show {ident} --records {start}:"}
 

@@ -64,6 +64,7 @@ def page_records(
             input_format=cast("InputFormat", _READ_AS.get(suffix, "auto")),
             name=name,
             keep=keep,
+            ranked=False,  # text pages as its lines, in order
         )
     total = result.total if result.total is not None else len(result.records)
     last = total if span.last is None else min(span.last, total)

@@ -1,0 +1,262 @@
+"""The lines that matter in any output: every line a scan kept, the ones that matter first
+(the generic reducer: what a command no reducer knows is cut to).
+
+It works on a ``Scan`` of the output (so on output of any size, in bounded memory). Each
+kept line is a record of its own (kind ``L``), in line order; runs of the same line are
+shown once with their count, and warnings of one shape (``warning: unused variable ‘x’``,
+twelve hundred times) once, the first of them, with the count and the shape. ``order``
+says which matter most, so a budget leaves out the least important:
+
+1. how it ended (its last line), so the tightest budget still shows the outcome;
+2. every error line, then each error's detail (a traceback, the ``File "x", line N``
+   above it, the code and caret under it);
+3. the outline of source code (each ``def``, ``class``, ``fn``, ``func``...), so a file
+   over the budget shows every definition with its line before its body;
+4. other detail, then the warnings;
+5. how the output ended (its last lines), then began, lines of one shape said once;
+6. everything else, in order: plain text gets as much of itself as the budget holds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agentout.read.trouble import Line, ScanResult
+from agentout.records import Record
+
+__all__ = ["FOLD_AT_LEAST", "Digest", "digest"]
+
+FOLD_AT_LEAST = 5  # warnings of one shape shown once from this many on
+_ENDING = 3  # the last lines, how the output ended, come first and are never folded
+PLAIN_FOLD_AT_LEAST = 8  # and plain lines of one shape (a log's noise), from this many on
+HEAD_SHOWN = 8  # plain lines: how the output began
+TAIL_SHOWN = 16  # and how it ended
+TERSE_LINE_CHARS = 400  # a longer line also has a terse view: its start and its end
+_MINED_AT_MOST = 5000  # warnings mined for shapes (Drain: ~25 µs a line)
+# What varies between lines of one shape: numbers, and quoted or bracketed names.
+_SHAPE_LETTERS = 8
+_LOCATED = re.compile(r"\S:\d+:\d+: ")
+_SHAPE = re.compile(r"\d+|‘[^’]*’|'[^']*'|\"[^\"]*\"|`[^`]*`")
+# What varies between plain lines of one shape, each run of it shown as "*": numbers with
+# their separators (times, dates, versions, sizes), hex ids, quoted names.
+_VARYING = re.compile(
+    r"(?<![0-9A-Za-z])(?=[0-9a-f]*\d)[0-9a-f]{6,}(?![0-9A-Za-z])|\b0x[0-9a-fA-F]+"
+    r"|\d[\d\-:.,T/Z+]*|‘[^’]*’|'[^']*'|\"[^\"]*\"|`[^`]*`"
+)
+# A log record's marks: a time of day, or a level word where log formats put one.
+_LOG_RECORD = re.compile(
+    r"\d\d:\d\d:\d\d|\b(?:INFO|DEBUG|TRACE|NOTICE|INF|DBG|TRC|VERBOSE)\b"
+    r"|\blevel[\"']?[=:]|^[IDV]\d{4} |^<\d{1,3}>"
+)
+# A definition in source code: Python, JavaScript/TypeScript, Go, Rust, Java/C#/Kotlin,
+# Ruby, shell functions; its name right after the keyword.
+_DEFINITION = re.compile(
+    r"^[ \t]*(?:(?:export|default|public|private|protected|internal|static|final|abstract|"
+    r"async|pub(?:\([a-z]+\))?|unsafe|override|open|sealed|data|inline)[ \t]+)*"
+    r"(?:def|class|function|func|fn|struct|enum|trait|impl|interface|type|module|object|"
+    r"record|macro_rules!)[ \t]+[A-Za-z_<(]"
+)
+
+
+@dataclass(frozen=True)
+class Digest:
+    """Records of the kept lines, in line order, the order they matter in, and how many
+    lines the output had."""
+
+    records: list[Record]
+    order: list[int]
+    lines: int = 0
+
+
+@dataclass
+class _Shown:
+    """A record to be: its first line, how many lines it stands for, what it says."""
+
+    line: Line
+    last: int
+    text: str
+    level: str
+
+
+def digest(scan: ScanResult) -> Digest:
+    """See the module docstring."""
+    shown = _fold_plain(_fold_repeats(_fold_shapes(scan.lines)))
+    return Digest([_record(item) for item in shown], _order(shown), scan.total)
+
+
+def _record(item: _Shown) -> Record:
+    """One line (or a folded run of them); a long one also has a terse view, its start
+    and its end, so a budget that cannot hold it whole still shows where it went."""
+    full = {"text": item.text, "n": item.line.n, "last": item.last}
+    if len(item.text) <= TERSE_LINE_CHARS:
+        return Record.of(full, kind="L")
+    head, tail = item.text[: TERSE_LINE_CHARS * 3 // 4], item.text[-TERSE_LINE_CHARS // 4 :]
+    cut = len(item.text) - len(head) - len(tail)
+    return Record.of({**full, "text": f"{head}… (+{cut} chars) …{tail}"}, full, kind="L")
+
+
+def _first_of_each_shape(items: Sequence[tuple[int, _Shown]]) -> list[int]:
+    """The indices of ``items`` whose shape (numbers and quoted names taken out) was not
+    seen before: "In function 'f':" before each of 1,200 warnings counts once."""
+    distinct: list[int] = []
+    shapes: set[str] = set()
+    for i, item in items:
+        shape = _SHAPE.sub("#", item.text)
+        if sum(c.isalpha() for c in shape) < _SHAPE_LETTERS:
+            distinct.append(i)  # too little text to call two lines the same (seq's 1, 2)
+        elif shape not in shapes:
+            shapes.add(shape)
+            distinct.append(i)
+    return distinct
+
+
+def _fold_repeats(lines: Sequence[Line | _Shown]) -> list[_Shown]:
+    """Consecutive identical lines as one, with a count."""
+    out: list[_Shown] = []
+    run = 0
+    for item in lines:
+        shown = item if isinstance(item, _Shown) else _Shown(item, item.n, item.text(), item.level)
+        previous = out[-1] if out else None
+        if (
+            previous is not None
+            and isinstance(item, Line)
+            and previous.last + 1 == item.n
+            and previous.line.text() == shown.text
+            and previous.level == shown.level
+        ):
+            run += 1
+            previous.last = item.n
+            times = "time" if run == 1 else "times"
+            previous.text = f"{shown.text}\n[… the same line {run} more {times}]"
+            continue
+        run = 0
+        out.append(shown)
+    return out
+
+
+def _fold_plain(items: list[_Shown]) -> list[_Shown]:
+    """Plain log lines of one shape (a log's noise: ``12:00:03 INFO request 3 handled``),
+    from ``PLAIN_FOLD_AT_LEAST`` of them, as the first of them with the count and the
+    shape. Only lines that read as log records (a time, a level) fold: code, prose and
+    lines of numbers alone (``seq``) stay lines, as do the last lines, how it ended."""
+    groups: dict[str, list[int]] = {}
+    meaningful = [i for i, item in enumerate(items) if item.text.strip()]
+    ending = set(meaningful[-_ENDING:])
+    for i, item in enumerate(items):
+        logged = item.level == "info" and _LOG_RECORD.search(item.text) is not None
+        if logged and item.last == item.line.n and i not in ending:
+            shape = _VARYING.sub("*", item.text)
+            if shape != item.text and sum(c.isalpha() for c in shape) >= _SHAPE_LETTERS:
+                groups.setdefault(shape, []).append(i)
+    folded: set[int] = set()
+    firsts: dict[int, _Shown] = {}
+    for shape, members in groups.items():
+        if len(members) < PLAIN_FOLD_AT_LEAST:
+            continue
+        first = items[members[0]]
+        text = f"{first.text}\n[… {len(members) - 1} more like this: {shape}]"
+        firsts[members[0]] = _Shown(first.line, first.last, text, first.level)
+        folded.update(members[1:])
+    if not folded:
+        return items
+    return [firsts.get(i, item) for i, item in enumerate(items) if i not in folded]
+
+
+def _fold_shapes(lines: list[Line], level: str = "warning") -> list[Line | _Shown]:
+    """Lines of ``level`` of one shape (and the detail under them) as the first of them."""
+    warnings = [line for line in lines if line.level == level]
+    if len(warnings) < FOLD_AT_LEAST:
+        return list(lines)
+    shapes = _shapes(warnings[:_MINED_AT_MOST])
+    members: dict[str, list[Line]] = {}
+    for line, shape in zip(warnings, shapes, strict=False):
+        members.setdefault(shape, []).append(line)
+    folded: set[int] = set()  # line numbers left out: members after the first, and detail
+    firsts: dict[int, _Shown] = {}
+    for shape, group in members.items():
+        if len(group) < FOLD_AT_LEAST:
+            continue
+        first = group[0]
+        text = f"{first.text()}\n[… {len(group) - 1} more like this: {shape}]"
+        firsts[first.n] = _Shown(first, first.n, text, level)
+        folded.update(line.n for line in group[1:])
+    if not folded:
+        return list(lines)
+    out: list[Line | _Shown] = []
+    skipping = False
+    for line in lines:
+        if line.level == level:
+            skipping = line.n in folded
+        elif line.level != "context":
+            skipping = False
+        if skipping:
+            continue
+        out.append(firsts.get(line.n, line))
+    return out
+
+
+def _shapes(lines: Sequence[Line]) -> list[str]:
+    """The shape of each line, by Drain (drain3): what varies becomes ``<*>``."""
+    from drain3 import TemplateMiner
+    from drain3.template_miner_config import TemplateMinerConfig
+
+    config = TemplateMinerConfig()
+    config.profiling_enabled = False
+    config.drain_sim_th = 0.4
+    miner = TemplateMiner(config=config)
+    ids = [miner.add_log_message(line.text())["cluster_id"] for line in lines]
+    templates = {cluster.cluster_id: cluster.get_template() for cluster in miner.drain.clusters}
+    return [templates[cluster_id] for cluster_id in ids]
+
+
+def _from_both_ends(items: Sequence[int]) -> list[int]:
+    """first, last, second, second to last, ...: what a head or a tail cut keeps first."""
+    out: list[int] = []
+    lo, hi = 0, len(items) - 1
+    while lo <= hi:
+        out.append(items[lo])
+        if hi != lo:
+            out.append(items[hi])
+        lo, hi = lo + 1, hi - 1
+    return out
+
+
+def _order(shown: Sequence[_Shown]) -> list[int]:
+    """Indices into ``shown``, most important first (see the module docstring)."""
+    from agentout.read.trouble import is_detail
+
+    meaningful = [i for i, item in enumerate(shown) if item.text.strip()]
+    errors = _from_both_ends([i for i, item in enumerate(shown) if item.level == "error"])
+    # an error that says where it is (file:line:col: error: ...) needs no code frame under it
+    located = {
+        item.line.n for item in shown if item.level == "error" and _LOCATED.search(item.text)
+    }
+    under: dict[int, list[int]] = {}  # an error's line number -> its detail records
+    for i, item in enumerate(shown):
+        parent = item.line.parent
+        frame = parent in located and is_detail(item.text)
+        if item.level == "context" and parent is not None and not frame:
+            under.setdefault(parent, []).append(i)
+    detail = [i for e in errors for i in under.get(shown[e].line.n, ())]
+    outline = [i for i, item in enumerate(shown) if _DEFINITION.match(item.text)]
+    plain = [
+        (i, item)
+        for i, item in enumerate(shown)
+        if item.level == "info" and item.text.strip() and not is_detail(item.text)
+    ]
+    distinct = _first_of_each_shape(plain)
+    tiers: list[list[int]] = [
+        meaningful[-1:],  # how it ended: the tightest budget keeps the last line
+        errors,
+        detail,
+        outline,
+        _from_both_ends([i for i, item in enumerate(shown) if item.level == "context"]),
+        _from_both_ends([i for i, item in enumerate(shown) if item.level == "warning"]),
+        list(reversed(meaningful[-_ENDING:])),
+        list(reversed(distinct[-TAIL_SHOWN:])),
+        distinct[:HEAD_SHOWN],
+        list(range(len(shown))),  # the rest, in order
+    ]
+    return list(dict.fromkeys(i for tier in tiers for i in tier))
