@@ -6,7 +6,7 @@
     description = "git status as staged / unstaged / untracked lists"
     match = [["git", "status"]]          # prefixes of the command's words; "*" is any word
     complete = true                      # it drops only fixed text (hints): nothing to store
-    facts = ['^\\t(?:modified|new file|deleted):\\s+(\\S.*)$']   # Python re; every match kept
+    facts = ['^\\t(?:modified|new file|deleted):\\s+(\\S.*)$']   # RE2; every match kept
 
     [[step]]
     skip = ['^\\s+\\(use "git ']          # drop lines matching any of these
@@ -87,15 +87,25 @@ class Case(Frozen):
         self._set(fixture=fixture, contains=contains, not_contains=not_contains)
 
 
-def compile_pattern(pattern: Any, where: str, path: str) -> Any:
+def compile_pattern(pattern: Any, where: str, path: str, *, lines: bool = False) -> Any:
+    """``pattern`` compiled by RE2 (linear time whatever the pattern or the text), or
+    ``SpecError`` naming ``path`` and ``where``; ``lines``: ``^`` and ``$`` at every line,
+    as facts are read."""
     import re2
 
     if not isinstance(pattern, str):
         raise SpecError(f"{where}: expected a pattern (a string)", path)
+    options = re2.Options()
+    options.log_errors = False  # the error is ours to report, once, without RE2's log lines
     try:
-        return re2.compile(pattern)
+        return re2.compile(f"(?m){pattern}" if lines else pattern, options)
     except re2.error as exc:
-        raise SpecError(f"{where}: {pattern!r} is not a valid RE2 pattern ({exc})", path) from None
+        reason = exc.args[0] if exc.args else "invalid"
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        raise SpecError(
+            f"{where}: {pattern!r} is not a valid RE2 pattern ({reason})", path
+        ) from None
 
 
 _FIELD = re.compile(r"\{(\w+)\}")
