@@ -86,7 +86,11 @@ def test_an_ejected_copy_shadows_the_builtin_and_verify_checks_it(isolated: Path
     text = copy.read_text()
     copy.write_text(text.replace('label = "staged:"', 'label = "to commit:"'))
     which = invoke("which", "git", "status").output  # type: ignore[attr-defined]
-    assert which.startswith("git/status  (agentout)")  # not trusted yet: not used
+    assert which.splitlines() == [  # not trusted yet: not used
+        "ignored: .agentout/reducers/git-status.toml not used for this command: not trusted "
+        "(`agentout reducers trust` to use it)",
+        "git/status  (agentout): git status",
+    ]
     trust()
     which = invoke("which", "git", "status").output  # type: ignore[attr-defined]
     assert which.startswith("git/status  (project)")

@@ -113,9 +113,16 @@ def which(command: tuple[str, ...]) -> None:
     from agentout.reducers import command_words
 
     argv = shlex.split(command[0]) if len(command) == 1 and " " in command[0] else list(command)
+    from agentout.reducers.trust import Ignored
+
     words = command_words(argv)
     shown = " ".join(words) or "(no command)"
-    found = next(((r, s) for r, s in _all() if words and r.matches(words)), None)
+    every = _all()
+    for ignored in (r for r, _ in every if isinstance(r, Ignored)):
+        if words and ignored.would_match(words):
+            click.echo(f"ignored: {ignored.why()}")
+    used = [(r, s) for r, s in every if not isinstance(r, Ignored)]
+    found = next(((r, s) for r, s in used if words and r.matches(words)), None)
     if found is None:  # as agentout.reducers.find: the first that matches
         click.echo(f"none: {shown} is read by the generic reducer (the lines that matter)")
         return

@@ -8,8 +8,11 @@ and a file is used only while its bytes hash to what was recorded (the bytes has
 the bytes then used: the file is read once). The user's own reducers (the config
 directory's) and installed packages' need no trust; agentout's never do.
 
-An ignored file never matches a command. The first time in a run that one would have,
-one line on stderr says so and how to trust it; nothing else is said about it.
+An ignored file never matches a command. The first time one would have, one line on
+stderr says so and how to trust it: once a run at most, and once for each version of a
+file (remembered in the user cache), so a task runner's recipe lines, each a run of
+its own, do not say it again and again. ``agentout reducers list`` and ``which`` say it
+whenever asked.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any, Literal
 
 from agentout.dirs import config_dir
 from agentout.errors import InputError
+from agentout.reducers.cache import KnownTexts
 from agentout.reducers.model import Output, Reduced
 from agentout.reducers.spec import SpecError
 from agentout.reducers.spec_file import SpecFile, match_of
@@ -123,6 +127,7 @@ class TrustList:
 # -- a file not trusted ---------------------------------------------------------------------
 
 _told = False  # one line a run, whatever the number of ignored files
+_TOLD = KnownTexts("ignored-reducers.json", size=64)  # the file versions already named
 
 
 class Ignored:
@@ -159,16 +164,25 @@ class Ignored:
 
     def matches(self, words: Sequence[str]) -> bool:
         global _told
-        if not _told and self._would_match(words):
-            _told = True
-            why = "it changed since it was trusted" if self.state == "changed" else "not trusted"
-            sys.stderr.write(
-                f"agentout: {shown_path(self.path)} not used for this command: {why} "
-                "(`agentout reducers trust` to use it)\n"
-            )
+        if _told or not self.would_match(words):
+            return False
+        _told = True
+        version = f"{TrustList.key(self.path)} {self.file.digest}"
+        if _TOLD.get(version) is None:
+            _TOLD.put(version, True)
+            sys.stderr.write(f"agentout: {self.why()}\n")
         return False
 
-    def _would_match(self, words: Sequence[str]) -> bool:
+    def why(self) -> str:
+        """The line that says this file is not used, and how to use it."""
+        why = "it changed since it was trusted" if self.state == "changed" else "not trusted"
+        return (
+            f"{shown_path(self.path)} not used for this command: {why} "
+            "(`agentout reducers trust` to use it)"
+        )
+
+    def would_match(self, words: Sequence[str]) -> bool:
+        """Whether the file, were it trusted, would read this command (its ``match``)."""
         text = self.file.text()
         if f'"{words[0]}"' not in text and f"'{words[0]}'" not in text and '"*"' not in text:
             return False  # as SpecFile.matches: most files cannot match most commands
