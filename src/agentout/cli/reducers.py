@@ -174,7 +174,8 @@ def _toml_text(reducer: Any) -> str | None:
 @reports_errors
 def eject(name: str, to_user: bool) -> None:
     """Copy a built-in reducer into .agentout/reducers/ (or your config directory) to
-    change it; the copy is then used instead of the built-in.
+    change it; the copy is then used instead of the built-in (a project's copy once
+    you trust it: `agentout reducers trust`).
 
     \b
     Example:
@@ -194,7 +195,13 @@ def eject(name: str, to_user: bool) -> None:
     temp = target.with_name(f".{target.name}.partial")
     temp.write_text(text, encoding="utf-8")
     shutil.move(str(temp), str(target))
-    click.echo(f"{target}: a copy of {name}; it is used instead of the built-in")
+    if to_user:
+        click.echo(f"{target}: a copy of {name}; it is used instead of the built-in")
+    else:  # a project's file is used once trusted, as any a repository ships
+        click.echo(
+            f"{target}: a copy of {name}; once trusted (agentout reducers trust) it is used "
+            "instead of the built-in"
+        )
 
 
 @reducers.command()

@@ -5,7 +5,6 @@
     name = "git/status"
     description = "git status as staged / unstaged / untracked lists"
     match = [["git", "status"]]          # prefixes of the command's words; "*" is any word
-    complete = true                      # it drops only fixed text (hints): nothing to store
     facts = ['^\\t(?:modified|new file|deleted):\\s+(\\S.*)$']   # RE2; every match kept
 
     [[step]]
@@ -36,8 +35,11 @@ knowing the output lines it stands for. Steps, in order:
 - ``important = [re, ...]``: blocks with a matching line come first when the budget
   decides what is left out (the rest keep their order; the last blocks next).
 
-Patterns are RE2 (linear time, so no pattern a project ships can stall agentout);
-templates use ``{name}`` for named groups and ``{count}`` where a count is meant.
+Patterns, ``facts`` included, are RE2 (linear time, so no pattern a project ships can
+stall agentout); templates use ``{name}`` for named groups and ``{count}`` where a count
+is meant. ``complete = true`` says the reducer keeps every line of the output (grouped,
+re-indented): its answer then needs no stored output behind it, when the answer shows it
+does (``agentout.reducers.complete`` checks each one).
 """
 
 from __future__ import annotations
