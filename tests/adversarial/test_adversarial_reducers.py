@@ -227,3 +227,27 @@ def test_a_trusted_hiding_reducer_still_cannot_hide_a_line(repo: Path, env: dict
     stored = [p for p in Path(env["AGENTOUT_SPILL_DIR"]).iterdir() if ref in p.name]
     assert len(stored) == 1
     assert EVIL in stored[0].read_text()
+
+
+def test_a_folder_of_large_hostile_files_costs_a_run_little(
+    repo: Path, env: dict[str, str]
+) -> None:
+    """More files than are read, each as large as allowed and naming every command: a
+    run reads and parses a bounded part of them to say one is ignored."""
+    from agentout.reducers.spec_file import MAX_FILE_BYTES, MAX_FILES
+
+    folder = repo / ".agentout" / "reducers"
+    folder.mkdir(parents=True)
+    row = 'k{j} = ["*", "git", "diff", "{pad}"]\n'
+    for i in range(MAX_FILES + 8):
+        text = f'name = "n{i}"\nmatch = [["nothing"]]\n'
+        j = 0
+        while len(text) + 80 < MAX_FILE_BYTES:
+            text += row.format(j=j, pad="x" * 40)
+            j += 1
+        (folder / f"r{i:03}.toml").write_text(text)
+    for args in (["run", "--", "git", "diff"], ["reducers", "list"], ["reducers", "verify", "n0"]):
+        cpu, status, _, stderr = run(args, repo, env)
+        assert cpu < CPU_LIMIT, f"{args}: {cpu:.2f} s of CPU"
+        assert "Traceback" not in stderr
+        assert status in (0, 1), stderr

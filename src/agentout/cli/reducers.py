@@ -302,15 +302,16 @@ def verify(name: str | None, require_all: bool, format_name: str) -> None:
       agentout reducers verify --require-all
       agentout reducers verify git/status --format json
     """
-    from agentout.reducers.verify import builtin_cases, cases_for, check
+    from agentout.reducers.verify import builtin_cases, cases_for, check, owners
 
     recorded = list(builtin_cases())
     chosen = [_named(name)] if name else [reducer for reducer, _ in _all()]
     chosen = [getattr(reducer, "file", reducer) for reducer in chosen]  # untrusted: checked too
+    owned = owners(recorded)
     outcomes: list[Any] = []
     missing: list[str] = []
     for reducer in chosen:
-        cases = cases_for(reducer, recorded)
+        cases = cases_for(reducer, recorded, owned)
         if not cases:
             missing.append(reducer.name)
         outcomes.extend(check(reducer, case) for case in cases)

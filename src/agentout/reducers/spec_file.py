@@ -17,7 +17,7 @@ from agentout.reducers.spec import Case, Spec, SpecError, compile_pattern
 
 __all__ = ["MAX_FILE_BYTES", "SpecFile", "load_spec", "read_file", "safety_problems"]
 
-MAX_FILE_BYTES = 256 << 10  # agentout's own are under 4 KiB
+MAX_FILE_BYTES = 32 << 10  # agentout's own are under 4 KiB
 
 
 def read_file(path: str | Path) -> bytes:
@@ -119,7 +119,7 @@ class SpecFile:
         return getattr(spec, name)
 
 
-MAX_FILES = 64  # in one folder: each command may read them all
+MAX_FILES = 32  # in one folder: each command may read them all
 
 
 def files_in(folder: Path | None) -> list[SpecFile]:

@@ -127,6 +127,7 @@ class TrustList:
 # -- a file not trusted ---------------------------------------------------------------------
 
 _told = False  # one line a run, whatever the number of ignored files
+_unread = 256 << 10  # characters of ignored files a run may parse to say so (~60 ms)
 _TOLD = KnownTexts("ignored-reducers.json", size=64)  # the file versions already named
 
 
@@ -183,9 +184,15 @@ class Ignored:
 
     def would_match(self, words: Sequence[str]) -> bool:
         """Whether the file, were it trusted, would read this command (its ``match``)."""
+        global _unread
+        if _unread <= 0:
+            return False
         text = self.file.text()
         if f'"{words[0]}"' not in text and f"'{words[0]}'" not in text and '"*"' not in text:
             return False  # as SpecFile.matches: most files cannot match most commands
+        if len(text) > _unread:
+            return False  # a folder of large files costs a run no more than this
+        _unread -= len(text)
         prefixes = match_of(text)
         return any(
             len(words) >= len(prefix)

@@ -30,7 +30,7 @@ from typing import Any
 
 from agentout.reducers.model import Reducer
 
-__all__ = ["CASES", "Case", "Outcome", "cases_for", "check", "load_case"]
+__all__ = ["CASES", "Case", "Outcome", "cases_for", "check", "load_case", "owners"]
 
 CASES = "cases"  # agentout's recorded cases, in the package beside the reducers
 CASE_MAX_BYTES = 16 << 20  # as much output as a reducer reads (REDUCE_MAX_BYTES)
@@ -154,9 +154,23 @@ def builtin_cases() -> Iterator[Case]:
             yield load_case(case, f"{family.name}/{case.name}")
 
 
-def cases_for(reducer: Reducer, recorded: Sequence[Case]) -> list[Case]:
+def owners(recorded: Sequence[Case]) -> dict[str, str | None]:
+    """The name of the reducer that reads each recorded case (by case name), looked up
+    once for all the reducers verified."""
+    from agentout.reducers import find
+
+    found = {}
+    for case in recorded:
+        chosen = find(case.argv)
+        found[case.name] = None if chosen is None else chosen.name
+    return found
+
+
+def cases_for(
+    reducer: Reducer, recorded: Sequence[Case], owned: dict[str, str | None] | None = None
+) -> list[Case]:
     """The cases ``reducer`` handles: its own ``[[case]]`` list, or the recorded ones
-    whose command is first matched by it."""
+    whose command is first matched by it (``owned``: ``owners(recorded)``)."""
     own = getattr(reducer, "cases", ())
     if own:
         from agentout.errors import InputError
@@ -183,13 +197,8 @@ def cases_for(reducer: Reducer, recorded: Sequence[Case]) -> list[Case]:
                 )
             )
         return found
-    from agentout.reducers import find
-
-    return [
-        case
-        for case in recorded
-        if (chosen := find(case.argv)) is not None and chosen.name == reducer.name
-    ]
+    owned = owners(recorded) if owned is None else owned
+    return [case for case in recorded if owned.get(case.name) == reducer.name]
 
 
 def check(reducer: Reducer, case: Case) -> Outcome:
