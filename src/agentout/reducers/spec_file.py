@@ -3,7 +3,6 @@ match it (``SpecFile``). What the file may say is in ``agentout.reducers.spec``.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -35,6 +34,8 @@ def read_file(path: str | Path) -> bytes:
 
 def digest(data: bytes) -> str:
     """What trust records of a file: its SHA-256, as ``sha256:HEX``."""
+    import hashlib  # OpenSSL's: loaded only when a project's files are looked at
+
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
@@ -48,6 +49,7 @@ class SpecFile:
     def __init__(self, path: str | Path, text: str | None = None) -> None:
         self.path = str(path)
         self._text = text
+        self._bytes: bytes | None = None  # as read: what trust hashes (``digest``)
         self._digest: str | None = None
         self._problem: SpecError | None = None  # why it cannot be used
         self._loaded: Spec | None = None
@@ -55,9 +57,8 @@ class SpecFile:
 
     def _read(self) -> None:
         try:
-            data = read_file(self.path)
-            self._digest = digest(data)
-            self._text = data.decode("utf-8")
+            self._bytes = read_file(self.path)
+            self._text = self._bytes.decode("utf-8")
         except SpecError as exc:
             self._problem, self._text = exc, ""
         except UnicodeDecodeError as exc:
@@ -73,6 +74,8 @@ class SpecFile:
     def digest(self) -> str | None:
         """The SHA-256 of the bytes read (None: it could not be read, or was given as text)."""
         self.text()
+        if self._digest is None and self._bytes is not None:
+            self._digest = digest(self._bytes)
         return self._digest
 
     def quiet_load(self) -> Spec:
