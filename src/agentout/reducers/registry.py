@@ -4,10 +4,12 @@
 platformdirs' ``agentout``, then ``reducers/``), packages that declare an
 ``agentout.reducers`` entry point, then agentout's own.
 
-Every command pays for this lookup, so it stays cheap: TOML files are read but their
-patterns compiled only when used, agentout's Python reducers are imported only when
-their words match, and the installed entry points (a scan of every package's metadata,
-slow) are remembered in the user cache, read again only when ``sys.path`` changes.
+Every command pays for this lookup, so it stays cheap: a TOML file is parsed and checked
+only when a command could match it, and its checked data is kept in the user cache by
+its text; a project's files are hashed only when some are trusted; agentout's Python
+reducers are imported only when their words match; and the installed entry points (a
+scan of every package's metadata, slow) are remembered in the user cache, read again
+only when ``sys.path`` changes.
 """
 
 from __future__ import annotations
