@@ -72,6 +72,10 @@ def test_the_config_file_is_read_only_as_a_regular_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="character device"):
         config.load(zero)
     assert config.load(tmp_path / "absent.toml") == {}
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(InputError, match=re.escape(f"{deep}: nested too deeply")):
+        config.load(deep)
 
 
 @needs_fifo

@@ -50,4 +50,7 @@ def load(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         raise InputError(f"cannot read ({exc})", str(where)) from None
     from agentout.read.structured import toml_value  # deferred: most users have no config file
 
-    return toml_value(text, where)
+    try:
+        return toml_value(text, where)
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise InputError("nested too deeply (TOML)", str(where)) from None
