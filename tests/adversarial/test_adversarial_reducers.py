@@ -87,6 +87,7 @@ def _plant(repo: Path) -> Path:
     (folder / "c-outside.toml").write_text(OUTSIDE)
     (folder / "z-all.toml").write_text(EVERYTHING)
     (folder / "d-zero.toml").symlink_to("/dev/zero")
+    (folder / "f-\x1b[2J\x1b]0;pwned\x07.toml").write_text('name = "x\x1b[2J"\nmatch = [["git"]]\n')
     if hasattr(os, "mkfifo"):
         os.mkfifo(folder / "e-fifo.toml")
     case = folder / "cases" / "diff"
@@ -204,6 +205,9 @@ def test_reducers_list_and_trust_survive_the_hostile_files(repo: Path, env: dict
     cpu, status, stdout, stderr = run(["reducers", "list", "--format", "json"], repo, env)
     assert status == 0, stderr
     assert cpu < CPU_LIMIT
+    assert "\x1b" not in stdout + stderr  # a name the repository chose drives no terminal
+    _, _, text, stderr = run(["reducers", "list"], repo, env)
+    assert "\x1b" not in text + stderr
     rows = [row for row in json.loads(stdout) if row["source"] == "project"]
     assert {row["state"] for row in rows} == {"untrusted"}
     assert len(rows) == len(list(folder.glob("*.toml")))

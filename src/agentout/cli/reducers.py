@@ -85,7 +85,9 @@ def _name(reducer: Any) -> str:
     try:
         return str(reducer.name)
     except AgentoutError:  # a file that cannot be read: its file name
-        return Path(str(getattr(reducer, "path", "?"))).name
+        from agentout.read.visible import visible
+
+        return visible(Path(str(getattr(reducer, "path", "?"))).name)
 
 
 def _description(reducer: Any) -> str:

@@ -56,7 +56,13 @@ __all__ = ["Case", "Spec", "SpecError", "compile_pattern"]
 
 
 class SpecError(InputError):
-    """A reducer file that cannot be used: named with its path and the key at fault."""
+    """A reducer file that cannot be used: named with its path and the key at fault (a
+    character no reader would see in the path, which a repository chose, escaped)."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None) -> None:
+        from agentout.read.visible import visible
+
+        super().__init__(message, None if path is None else visible(path), line)
 
 
 class _Block:

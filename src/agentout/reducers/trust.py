@@ -40,13 +40,17 @@ _VERSION = 1
 
 
 def shown_path(path: str | os.PathLike[str]) -> str:
-    """``path`` relative to the working directory when it is inside it, else absolute."""
+    """``path`` relative to the working directory when it is inside it, else absolute;
+    a character no reader would see in a name a repository chose is shown escaped."""
+    from agentout.read.visible import visible
+
     absolute = os.path.abspath(path)
     try:
         relative = os.path.relpath(absolute)
     except ValueError:  # another drive
-        return absolute
-    return absolute if relative.startswith("..") else relative
+        relative = absolute
+    outside = relative == os.pardir or relative.startswith(os.pardir + os.sep)
+    return visible(absolute if outside else relative)
 
 
 class TrustList:
@@ -145,7 +149,9 @@ class Ignored:
         try:
             spec = self.file.quiet_load()
         except SpecError:
-            return Path(self.path).name
+            from agentout.read.visible import visible
+
+            return visible(Path(self.path).name)
         return spec.name
 
     @property

@@ -79,11 +79,11 @@ class Outcome:
 def _read(path: Path, within: Path | None) -> bytes:
     """A case's file: inside ``within`` once resolved (when given), a regular file of at
     most ``CASE_MAX_BYTES``; ``InputError`` naming it otherwise."""
-    from agentout.errors import InputError
     from agentout.read.regular import read_regular
+    from agentout.reducers.spec import SpecError
 
     if within is not None and not path.resolve().is_relative_to(within):
-        raise InputError(f"outside the reducer's folder ({within}); not read", str(path))
+        raise SpecError("outside the reducer's folder; not read", str(path))
     return read_regular(path, CASE_MAX_BYTES)
 
 
@@ -173,7 +173,7 @@ def cases_for(
     whose command is first matched by it (``owned``: ``owners(recorded)``)."""
     own = getattr(reducer, "cases", ())
     if own:
-        from agentout.errors import InputError
+        from agentout.reducers.spec import SpecError
 
         path = str(getattr(reducer, "path", "."))
         base = Path(path).parent.resolve()
@@ -181,7 +181,7 @@ def cases_for(
         for listed in own:
             folder = base / listed.fixture
             if not folder.resolve().is_relative_to(base):
-                raise InputError(
+                raise SpecError(
                     f"case fixture {listed.fixture!r} is outside the reducer's folder", path
                 )
             case = load_case(folder, listed.fixture, within=base)
