@@ -134,14 +134,15 @@ def test_the_same_text_elsewhere_is_not_trusted(project: Path, tmp_path: Path) -
 def test_a_file_that_cannot_be_used_is_refused_and_nothing_recorded(
     project: Path, tmp_path: Path
 ) -> None:
-    (project / ".agentout" / "reducers" / "bad.toml").write_text(
+    (project / ".agentout" / "reducers" / "z-bad.toml").write_text(
         'name = "bad"\nmatch = [["x"]]\nfacts = ["(a+)+(?=b)"]\n'
     )
     result = invoke("trust")
     assert result.exit_code == 2
-    assert "bad.toml: facts[0]:" in result.output
+    assert "z-bad.toml: facts[0]:" in result.output
     assert "not a valid RE2 pattern" in result.output
     assert "Traceback" not in result.output
+    assert "trusted" not in result.output  # the good files before it are not said to be
     assert not (tmp_path / "config" / TRUST_FILE).exists()
     assert name_of(["git", "diff"]) == "git/diff"
 

@@ -246,13 +246,14 @@ def trust(path: str | None, list_only: bool, revoke: bool) -> None:
             click.echo(f"no longer trusted: {shown_path(key)}")
         return
     files = _reducer_files(target)
+    specs = [file.quiet_load() for file in files]  # SpecError: nothing recorded, exit 2
     for file in files:
-        spec = file.quiet_load()  # SpecError: nothing recorded, exit 2
         assert file.digest is not None  # read from disk, so hashed
         trusted.add(file.path, file.digest)
+    trusted.save()
+    for file, spec in zip(files, specs, strict=True):
         words = "; ".join(" ".join(prefix) for prefix in spec.match)
         click.echo(f"trusted {shown_path(file.path)}: {spec.name} ({words}) {file.digest[:19]}")
-    trusted.save()
 
 
 def _project_folder() -> Path:
