@@ -31,6 +31,12 @@ def invoke(*args: str) -> object:
     return CliRunner().invoke(cli, ["reducers", *args])
 
 
+def trust() -> None:
+    """Trust the project's reducer files, as the user does before they are used."""
+    result = invoke("trust")
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+
+
 def test_command_words_take_wrappers_and_global_options_off() -> None:
     assert command_words(["env", "A=1", "uv", "run", "python", "-m", "pytest", "-x"]) == (
         "pytest",
@@ -79,6 +85,13 @@ def test_an_ejected_copy_shadows_the_builtin_and_verify_checks_it(isolated: Path
     copy = isolated / ".agentout" / "reducers" / "git-status.toml"
     text = copy.read_text()
     copy.write_text(text.replace('label = "staged:"', 'label = "to commit:"'))
+    which = invoke("which", "git", "status").output  # type: ignore[attr-defined]
+    assert which.splitlines() == [  # not trusted yet: not used
+        "ignored: .agentout/reducers/git-status.toml not used for this command: not trusted "
+        "(`agentout reducers trust` to use it)",
+        "git/status  (agentout): git status",
+    ]
+    trust()
     which = invoke("which", "git", "status").output  # type: ignore[attr-defined]
     assert which.startswith("git/status  (project)")
     assert invoke("eject", "git/status").exit_code == 2  # type: ignore[attr-defined]
@@ -130,10 +143,10 @@ def test_a_bad_reducer_file_is_refused_naming_what_is_wrong(text: str, message: 
         load_spec("bad.toml", text, check=True)
 
 
-def test_a_broken_project_reducer_is_skipped_with_one_line_and_the_builtin_used(
-    isolated: Path, capsys: pytest.CaptureFixture[str]
+def test_a_broken_user_reducer_is_skipped_with_one_line_and_the_builtin_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = isolated / ".agentout" / "reducers"
+    folder = tmp_path / "config" / "reducers"
     folder.mkdir(parents=True)
     (folder / "broken.toml").write_text('name = "x"\nmatch = [["git", "status"]\n')
     reducer = find(["git", "status"])
@@ -154,4 +167,6 @@ def test_a_user_reducer_comes_after_the_project_and_before_the_builtin(
     project = isolated / ".agentout" / "reducers"
     project.mkdir(parents=True)
     (project / "ours.toml").write_text('name = "ours"\nmatch = [["git", "status"]]\n')
+    assert find(["git", "status"]).name == "mine"  # type: ignore[union-attr]
+    trust()
     assert find(["git", "status"]).name == "ours"  # type: ignore[union-attr]

@@ -31,6 +31,7 @@ from agentout.deliver.whole import lines_of as _lines
 from agentout.deliver.whole import whole_text as _whole_text
 from agentout.frozen import Frozen
 from agentout.reducers import REDUCE_MAX_BYTES, Output, Reduced, Reducer, command_words
+from agentout.reducers.complete import proven
 from agentout.store.capture import Capture
 
 if TYPE_CHECKING:  # imported where used: small output is given without any of them
@@ -199,6 +200,7 @@ def deliver_output(
     if reducer is not None and lines is not None:
         words = command_words(argv)
         reduced = reducer.reduce(Output(tuple(argv), words, lines, exit_status))
+        reduced = proven(reduced, lines)  # "complete" only when it keeps every line
     if reduced is not None and settings.raw and data is not None:
         chosen, shorter = _try_reduced(capture, reduced, settings, head, data, reducer)
         if chosen is not None:

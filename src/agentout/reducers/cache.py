@@ -26,11 +26,18 @@ def cache_file(name: str) -> Path:
     return (Path(configured) if configured else user_dir("cache")) / name
 
 
+MAX_BYTES = 4 << 20  # 64 reducer files of at most 16 KiB each, and their data
+
+
 def load(path: Path) -> Any:
-    """The JSON in ``path``; None when there is none or it cannot be read."""
+    """The JSON in ``path``; None when there is none or it cannot be read (or is not a
+    regular file of at most ``MAX_BYTES``)."""
+    from agentout.errors import InputError
+    from agentout.read.regular import read_regular
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return json.loads(read_regular(path, MAX_BYTES))
+    except (OSError, ValueError, InputError):
         return None
 
 
@@ -52,10 +59,12 @@ def save(path: Path, data: Any) -> None:
 
 
 class KnownTexts:
-    """Data worked out from a text, kept by the text itself (the newest ``size``)."""
+    """Data worked out from a text, kept by the text itself (the newest ``size``); a text
+    longer than ``longest`` characters is not kept (every command reads the whole cache,
+    and a repository may hold a large file)."""
 
-    def __init__(self, name: str, size: int = 64) -> None:
-        self.name, self.size = name, size
+    def __init__(self, name: str, size: int = 64, longest: int = 16 << 10) -> None:
+        self.name, self.size, self.longest = name, size, longest
         self._known: dict[str, Any] | None = None
 
     def _read(self) -> dict[str, Any]:
@@ -68,6 +77,8 @@ class KnownTexts:
         return self._read().get(text)
 
     def put(self, text: str, data: Any) -> None:
+        if len(text) > self.longest:
+            return
         known = self._read()
         if known.get(text) == data:
             return

@@ -1,12 +1,15 @@
 """Where reducers come from, first match wins: the project's ``.agentout/reducers/``
-(this directory or the nearest parent that has one), the user's config directory
-(``$AGENTOUT_CONFIG_DIR`` or platformdirs' ``agentout``, then ``reducers/``), packages
-that declare an ``agentout.reducers`` entry point, then agentout's own.
+(this directory or the nearest parent that has one), once the user trusts them
+(``agentout.reducers.trust``), the user's config directory (``$AGENTOUT_CONFIG_DIR`` or
+platformdirs' ``agentout``, then ``reducers/``), packages that declare an
+``agentout.reducers`` entry point, then agentout's own.
 
-Every command pays for this lookup, so it stays cheap: TOML files are read but their
-patterns compiled only when used, agentout's Python reducers are imported only when
-their words match, and the installed entry points (a scan of every package's metadata,
-slow) are remembered in the user cache, read again only when ``sys.path`` changes.
+Every command pays for this lookup, so it stays cheap: a TOML file is parsed and checked
+only when a command could match it, and its checked data is kept in the user cache by
+its text; a project's files are hashed only when some are trusted; agentout's Python
+reducers are imported only when their words match; and the installed entry points (a
+scan of every package's metadata, slow) are remembered in the user cache, read again
+only when ``sys.path`` changes.
 """
 
 from __future__ import annotations
@@ -36,29 +39,27 @@ def project_dir(cwd: str | os.PathLike[str] | None = None) -> Path | None:
     return None
 
 
-def _toml_in(folder: Path | None) -> Iterator[Reducer]:
-    """The reducer files in ``folder``; one that cannot be used is named on stderr and left
-    out (the command still runs; ``agentout reducers verify`` says the same, exit 2)."""
-    if folder is None or not folder.is_dir():
-        return
-    from agentout.reducers.spec_file import SpecFile
-
-    for path in sorted(folder.glob("*.toml")):
-        yield SpecFile(path)
-
-
 def reducers(cwd: str | os.PathLike[str] | None = None) -> Iterator[Reducer]:
-    """Every reducer, in the order they are tried (see the module docstring)."""
+    """Every reducer, in the order they are tried (see the module docstring). A project
+    file that is not trusted is among them as ``Ignored``: it matches nothing."""
     for reducer, _ in entries(cwd):
         yield reducer
 
 
 def entries(cwd: str | os.PathLike[str] | None = None) -> Iterator[tuple[Reducer, str]]:
-    """Every reducer with where it comes from: project, user, package or agentout."""
-    for reducer in _toml_in(project_dir(cwd)):
-        yield reducer, "project"
-    for reducer in _toml_in(config_dir() / "reducers"):
-        yield reducer, "user"
+    """Every reducer with where it comes from: project, user, package or agentout. A file
+    that cannot be used is named on stderr when a command could match it, and left out
+    (the command still runs; ``agentout reducers verify`` says the same, exit 2)."""
+    folder = project_dir(cwd)
+    if folder is not None:
+        from agentout.reducers.trust import project_files
+
+        for found in project_files(folder):
+            yield found, "project"
+    from agentout.reducers.spec_file import files_in
+
+    for mine in files_in(config_dir() / "reducers"):
+        yield mine, "user"
     for name, target in _entry_points():
         yield Lazy(target, [[]], name), "package"  # a plugin says itself what it matches
     for reducer in builtins():

@@ -5,8 +5,7 @@
     name = "git/status"
     description = "git status as staged / unstaged / untracked lists"
     match = [["git", "status"]]          # prefixes of the command's words; "*" is any word
-    complete = true                      # it drops only fixed text (hints): nothing to store
-    facts = ['^\\t(?:modified|new file|deleted):\\s+(\\S.*)$']   # Python re; every match kept
+    facts = ['^\\t(?:modified|new file|deleted):\\s+(\\S.*)$']   # RE2; every match kept
 
     [[step]]
     skip = ['^\\s+\\(use "git ']          # drop lines matching any of these
@@ -36,8 +35,11 @@ knowing the output lines it stands for. Steps, in order:
 - ``important = [re, ...]``: blocks with a matching line come first when the budget
   decides what is left out (the rest keep their order; the last blocks next).
 
-Patterns are RE2 (linear time, so no pattern a project ships can stall agentout);
-templates use ``{name}`` for named groups and ``{count}`` where a count is meant.
+Patterns, ``facts`` included, are RE2 (linear time, so no pattern a project ships can
+stall agentout); templates use ``{name}`` for named groups and ``{count}`` where a count
+is meant. ``complete = true`` says the reducer keeps every line of the output (grouped,
+re-indented): its answer then needs no stored output behind it, when the answer shows it
+does (``agentout.reducers.complete`` checks each one).
 """
 
 from __future__ import annotations
@@ -54,7 +56,13 @@ __all__ = ["Case", "Spec", "SpecError", "compile_pattern"]
 
 
 class SpecError(InputError):
-    """A reducer file that cannot be used: named with its path and the key at fault."""
+    """A reducer file that cannot be used: named with its path and the key at fault (a
+    character no reader would see in the path, which a repository chose, escaped)."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None) -> None:
+        from agentout.read.visible import visible
+
+        super().__init__(message, None if path is None else visible(path), line)
 
 
 class _Block:
@@ -87,15 +95,25 @@ class Case(Frozen):
         self._set(fixture=fixture, contains=contains, not_contains=not_contains)
 
 
-def compile_pattern(pattern: Any, where: str, path: str) -> Any:
+def compile_pattern(pattern: Any, where: str, path: str, *, lines: bool = False) -> Any:
+    """``pattern`` compiled by RE2 (linear time whatever the pattern or the text), or
+    ``SpecError`` naming ``path`` and ``where``; ``lines``: ``^`` and ``$`` at every line,
+    as facts are read."""
     import re2
 
     if not isinstance(pattern, str):
         raise SpecError(f"{where}: expected a pattern (a string)", path)
+    options = re2.Options()
+    options.log_errors = False  # the error is ours to report, once, without RE2's log lines
     try:
-        return re2.compile(pattern)
+        return re2.compile(f"(?m){pattern}" if lines else pattern, options)
     except re2.error as exc:
-        raise SpecError(f"{where}: {pattern!r} is not a valid RE2 pattern ({exc})", path) from None
+        reason = exc.args[0] if exc.args else "invalid"
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        raise SpecError(
+            f"{where}: {pattern!r} is not a valid RE2 pattern ({reason})", path
+        ) from None
 
 
 _FIELD = re.compile(r"\{(\w+)\}")

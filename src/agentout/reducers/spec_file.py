@@ -3,43 +3,100 @@ match it (``SpecFile``). What the file may say is in ``agentout.reducers.spec``.
 
 from __future__ import annotations
 
-import re
+import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from agentout.errors import InputError
 from agentout.reducers.cache import KnownTexts
 from agentout.reducers.model import Output, Reduced
 from agentout.reducers.spec import Case, Spec, SpecError, compile_pattern
 
-__all__ = ["SpecFile", "load_spec", "safety_problems"]
+__all__ = ["MAX_FILE_BYTES", "SpecFile", "load_spec", "read_file", "safety_problems"]
+
+MAX_FILE_BYTES = 32 << 10  # agentout's own are under 4 KiB
+
+
+def read_file(path: str | Path) -> bytes:
+    """A reducer file's bytes: a regular file of at most ``MAX_FILE_BYTES``, or
+    ``SpecError`` naming it (a FIFO, a device, a directory, too large, unreadable)."""
+    from agentout.read.regular import read_regular
+
+    try:
+        return read_regular(path, MAX_FILE_BYTES)
+    except InputError as exc:
+        raise SpecError(f"cannot read: {exc.message}", str(path)) from None
+    except OSError as exc:
+        raise SpecError(f"cannot read: {exc.strerror or exc}", str(path)) from None
+
+
+def digest(data: bytes) -> str:
+    """What trust records of a file: its SHA-256, as ``sha256:HEX``."""
+    import hashlib  # OpenSSL's: loaded only when a project's files are looked at
+
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 class SpecFile:
     """A reducer file, read only once a command could match it: a file whose text does not
     even name the command's first word (``"git"``) or a wildcard cannot, and every command
     looks through all of them. One that cannot be read is named on stderr, once, and not
-    used (``agentout reducers verify`` says the same, with exit status 2)."""
+    used (``agentout reducers verify`` says the same, with exit status 2). The file is
+    read once: what is hashed for trust (``digest``) is what is used."""
 
     def __init__(self, path: str | Path, text: str | None = None) -> None:
         self.path = str(path)
         self._text = text
+        self._bytes: bytes | None = None  # as read: what trust hashes (``digest``)
+        self._digest: str | None = None
+        self._problem: SpecError | None = None  # why it cannot be used
         self._loaded: Spec | None = None
-        self._broken = False
+        self._broken = False  # said so on stderr
+
+    def _read(self) -> None:
+        try:
+            self._bytes = read_file(self.path)
+            self._text = self._bytes.decode("utf-8")
+        except SpecError as exc:
+            self._problem, self._text = exc, ""
+        except UnicodeDecodeError as exc:
+            self._problem = SpecError(f"not UTF-8 ({exc.reason} at byte {exc.start})", self.path)
+            self._text = ""
 
     def text(self) -> str:
         if self._text is None:
-            try:
-                self._text = Path(self.path).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                self._text = ""
-        return self._text
+            self._read()
+        return self._text or ""
+
+    @property
+    def digest(self) -> str | None:
+        """The SHA-256 of the bytes read (None: it could not be read, or was given as text)."""
+        self.text()
+        if self._digest is None and self._bytes is not None:
+            self._digest = digest(self._bytes)
+        return self._digest
+
+    def quiet_load(self) -> Spec:
+        """The file's reducer, or the ``SpecError`` that says why there is none."""
+        if self._loaded is None:
+            text = self.text()
+            if self._problem is None:
+                try:
+                    self._loaded = load_spec(self.path, text)
+                except SpecError as exc:
+                    self._problem = exc
+            if self._problem is not None:
+                raise self._problem
+        assert self._loaded is not None
+        return self._loaded
 
     def load(self) -> Spec | None:
+        """The file's reducer; one that cannot be read is named on stderr, once."""
         if self._loaded is None and not self._broken:
             try:
-                self._loaded = load_spec(self.path, self.text())
+                self.quiet_load()
             except SpecError as exc:
                 self._broken = True
                 sys.stderr.write(f"agentout: warning: {exc}; this reducer is not used\n")
@@ -65,6 +122,37 @@ class SpecFile:
         return getattr(spec, name)
 
 
+MAX_FILES = 32  # in one folder: each command may read them all
+
+
+def files_in(folder: Path | None) -> list[SpecFile]:
+    """The reducer files (``*.toml``) in ``folder``, in name order, the first
+    ``MAX_FILES`` of them; none when it is not a folder."""
+    if folder is None or not folder.is_dir():
+        return []
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder) if entry.name.endswith(".toml"))
+    except OSError:
+        return []
+    return [SpecFile(folder / name) for name in names[:MAX_FILES]]
+
+
+def match_of(text: str) -> tuple[tuple[str, ...], ...]:
+    """The ``match`` prefixes a reducer file's text declares (none when it cannot be read
+    as TOML): what an ignored file would match, known without checking the rest."""
+    try:
+        match = _parsed(text, "").get("match")
+    except SpecError:
+        return ()
+    if not isinstance(match, list):
+        return ()
+    return tuple(
+        tuple(prefix)
+        for prefix in match
+        if isinstance(prefix, list) and prefix and all(isinstance(w, str) for w in prefix)
+    )
+
+
 # -- reading a file ---------------------------------------------------------------------------
 
 _STEP_KINDS = ("skip", "keep", "replace", "section", "group", "dedupe", "collapse", "important")
@@ -77,29 +165,30 @@ _REQUIRED = {
 
 
 _KNOWN = KnownTexts("reducer-files.json")  # checked data of the files read before
+_RULES = 2  # what the checks demand; data cached under other rules is checked again
 
 
 def load_spec(path: str | Path, text: str | None = None, *, check: bool = False) -> Spec:
     """Read a reducer file; ``SpecError`` naming the file and the key for anything wrong.
 
-    Patterns are compiled when first used (every command looks its reducer up, few use
-    one); ``check`` compiles them all now, as ``agentout reducers verify`` does. A text
-    read and checked before is rebuilt from its data in the user cache (``cache``)."""
+    Every pattern, ``facts`` included, must compile in RE2 (linear time: no pattern a
+    repository ships can stall agentout). A text read and checked before is rebuilt
+    from its data in the user cache (``cache``); ``check`` checks it again."""
     name = str(path)
     if text is None:
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SpecError(f"cannot read: {exc}", name) from None
+            text = read_file(path).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SpecError(f"not UTF-8 ({exc.reason} at byte {exc.start})", name) from None
     known = None if check else _KNOWN.get(text)
-    if isinstance(known, dict):
+    if isinstance(known, dict) and known.get("rules") == _RULES:
         try:
-            return _built(known, name)
+            return _built(known["data"], name)
         except (KeyError, TypeError, ValueError, AttributeError, SpecError):
             pass  # not data this version wrote: read the text
     data = _parsed(text, name)
-    _check(data, name, check)
-    _KNOWN.put(text, data)
+    _check(data, name)
+    _KNOWN.put(text, {"rules": _RULES, "data": data})
     return _built(data, name)
 
 
@@ -113,13 +202,20 @@ def _parsed(text: str, name: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None)
         raise SpecError(f"not valid TOML ({exc})", name, line) from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise SpecError("not valid TOML (nested too deeply)", name) from None
 
 
-def _check(data: dict[str, Any], name: str, check: bool) -> None:
+def _check(data: dict[str, Any], name: str) -> None:
     """Everything ``load_spec`` promises about a file's data, or SpecError."""
     spec_name = data.get("name")
     if not isinstance(spec_name, str) or not spec_name:
         raise SpecError("name: expected a non-empty string", name)
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise SpecError("description: expected a string", name)
+    if "complete" in data and not isinstance(data["complete"], bool):
+        raise SpecError("complete: expected true or false", name)
     match = data.get("match")
     if (
         not isinstance(match, list)
@@ -130,22 +226,28 @@ def _check(data: dict[str, Any], name: str, check: bool) -> None:
     facts = data.get("facts", [])
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
         raise SpecError("facts: expected a list of patterns", name)
-    for i, fact in enumerate(facts):  # facts are checked by Python's re (agentout.reducers.facts)
-        try:
-            re.compile(fact)
-        except re.error as exc:
-            raise SpecError(f"facts[{i}]: {fact!r} is not a valid pattern ({exc})", name) from None
+    for i, fact in enumerate(facts):  # read line by line, as agentout.reducers.facts reads
+        compile_pattern(fact, f"facts[{i}]", name, lines=True)
     steps = data.get("step", [])
     if not isinstance(steps, list):
         raise SpecError("step: expected [[step]] tables", name)
-    checked = [_check_step(step, i, name, check) for i, step in enumerate(steps)]
-    problems = safety_problems(_written(checked))
+    checked = [_check_step(step, i, name) for i, step in enumerate(steps)]
+    cases = data.get("case", [])
+    if not isinstance(cases, list):
+        raise SpecError("case: expected [[case]] tables", name)
+    for i, case in enumerate(cases):
+        _check_case(case, i, name)
+    words = [
+        (f"match[{i}][{j}]", w) for i, prefix in enumerate(match) for j, w in enumerate(prefix)
+    ]
+    shown = [("name", spec_name), ("description", description), *words]
+    problems = safety_problems([*shown, *_written(checked)])
     if problems:
         raise SpecError(f"refused: {problems[0]}", name)
 
 
 def _built(data: dict[str, Any], name: str) -> Spec:
-    """The Spec of data that ``_check`` passed (the cases are checked here)."""
+    """The Spec of data that ``_check`` passed."""
     return Spec(
         data["name"],
         str(data.get("description", "")),
@@ -165,15 +267,7 @@ def _built(data: dict[str, Any], name: str) -> Spec:
     )
 
 
-def _pattern(pattern: Any, where: str, path: str, check: bool) -> None:
-    """A pattern is a string; with ``check``, one RE2 compiles."""
-    if not isinstance(pattern, str):
-        raise SpecError(f"{where}: expected a pattern (a string)", path)
-    if check:
-        compile_pattern(pattern, where, path)
-
-
-def _check_step(step: Any, i: int, path: str, check: bool) -> dict[str, Any]:
+def _check_step(step: Any, i: int, path: str) -> dict[str, Any]:
     where = f"step[{i}]"
     if not isinstance(step, dict) or len(step) != 1 or next(iter(step)) not in _STEP_KINDS:
         raise SpecError(f"{where}: expected one of {', '.join(_STEP_KINDS)}", path)
@@ -182,14 +276,14 @@ def _check_step(step: Any, i: int, path: str, check: bool) -> dict[str, Any]:
         if not isinstance(value, list):
             raise SpecError(f"{where}.{kind}: expected a list of patterns", path)
         for j, pattern in enumerate(value):
-            _pattern(pattern, f"{where}.{kind}[{j}]", path, check)
+            compile_pattern(pattern, f"{where}.{kind}[{j}]", path)
     elif kind == "replace":
         if not isinstance(value, list) or not all(
             isinstance(r, dict) and isinstance(r.get("with"), str) for r in value
         ):
             raise SpecError(f"{where}.replace: expected [{{pattern, with}}, ...]", path)
         for j, rule in enumerate(value):
-            _pattern(rule.get("pattern"), f"{where}.replace[{j}].pattern", path, check)
+            compile_pattern(rule.get("pattern"), f"{where}.replace[{j}].pattern", path)
     else:
         if not isinstance(value, dict):
             raise SpecError(f"{where}.{kind}: expected a table", path)
@@ -198,7 +292,7 @@ def _check_step(step: Any, i: int, path: str, check: bool) -> dict[str, Any]:
                 raise SpecError(f"{where}.{kind}.{key}: expected a string", path)
         for key in ("start", "item", "stop", "pattern"):
             if key in value:
-                _pattern(value[key], f"{where}.{kind}.{key}", path, check)
+                compile_pattern(value[key], f"{where}.{kind}.{key}", path)
     return {kind: value}
 
 
@@ -223,9 +317,16 @@ def _written(steps: Sequence[dict[str, Any]]) -> Iterator[tuple[str, str]]:
 
 
 def _check_case(case: Any, i: int, path: str) -> Case:
+    """A case's fixture is a folder inside the reducer file's own (``verify`` resolves
+    symlinks and checks again); its strings are strings."""
     where = f"case[{i}]"
     if not isinstance(case, dict) or not isinstance(case.get("fixture"), str):
         raise SpecError(f"{where}.fixture: expected a directory name", path)
+    fixture = case["fixture"].replace("\\", "/")
+    if not fixture or os.path.isabs(fixture) or ".." in fixture.split("/") or ":" in fixture:
+        raise SpecError(
+            f"{where}.fixture: {case['fixture']!r} is not a folder inside the reducer's own", path
+        )
     lists = {}
     for key in ("contains", "not_contains"):
         value = case.get(key, [])

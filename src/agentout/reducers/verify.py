@@ -1,25 +1,28 @@
 """``agentout reducers verify``: every reducer against its cases, every fact checked.
 
 A case is real recorded output: a directory with ``cmd`` (the argv as JSON), ``output``
-(or ``output.gz``), ``exit`` and, optionally, ``facts.json``. Agentout's own reducers are
-checked against every recorded case whose command they handle (``cases_root()``); a reducer
-file lists its own with ``[[case]] fixture = "DIR"`` (relative to the file), and may
-say what the result must and must not contain.
+(or ``output.gz``), ``exit`` and, optionally, ``facts.json``, each a regular file of at
+most ``CASE_MAX_BYTES`` (unpacked). Agentout's own reducers are checked against every
+recorded case whose command they handle (``cases_root()``); a reducer file lists its own
+with ``[[case]] fixture = "DIR"``, a folder inside the file's own (symlinks resolved), and
+may say what the result must and must not contain.
 
 Each case goes through the same delivery ``agentout run`` uses, and passes when:
 
 - every fact in ``facts.json``, and every match of each pattern the reducer declares in
-  ``facts``, is kept (``agentout.reducers.facts``: one block holds all of a fact's values);
+  ``facts`` (read by RE2, in linear time), is kept (``agentout.reducers.facts``: one block
+  holds all of a fact's values);
 - the result costs no more tokens than the raw output (plus the ``[exit N]`` line);
+- a reducer that says its answer is complete keeps every line of the case
+  (``agentout.reducers.complete``);
 - it contains each ``contains`` string and none of the ``not_contains`` ones.
-
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import tempfile
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,9 +30,10 @@ from typing import Any
 
 from agentout.reducers.model import Reducer
 
-__all__ = ["CASES", "Case", "Outcome", "cases_for", "check", "load_case"]
+__all__ = ["CASES", "Case", "Outcome", "cases_for", "check", "load_case", "owners"]
 
 CASES = "cases"  # agentout's recorded cases, in the package beside the reducers
+CASE_MAX_BYTES = 16 << 20  # as much output as a reducer reads (REDUCE_MAX_BYTES)
 
 
 @dataclass(frozen=True)
@@ -72,30 +76,61 @@ class Outcome:
         }
 
 
-def load_case(folder: Path, name: str | None = None) -> Case:
-    """A recorded case from its directory (``InputError`` naming the file if broken)."""
+def _read(path: Path, within: Path | None) -> bytes:
+    """A case's file: inside ``within`` once resolved (when given), a regular file of at
+    most ``CASE_MAX_BYTES``; ``InputError`` naming it otherwise."""
+    from agentout.read.regular import read_regular
+    from agentout.reducers.spec import SpecError
+
+    if within is not None and not path.resolve().is_relative_to(within):
+        raise SpecError("outside the reducer's folder; not read", str(path))
+    return read_regular(path, CASE_MAX_BYTES)
+
+
+def _gunzip(data: bytes, path: Path) -> bytes:
+    """``output.gz`` unpacked to at most ``CASE_MAX_BYTES`` (a small file can unpack huge)."""
+    from agentout.errors import InputError
+
+    unpacker = zlib.decompressobj(wbits=31)
+    try:
+        output = unpacker.decompress(data, CASE_MAX_BYTES + 1)
+    except zlib.error as exc:
+        raise InputError(f"not gzip data ({exc})", str(path)) from None
+    if len(output) > CASE_MAX_BYTES:
+        raise InputError(f"unpacks to over {CASE_MAX_BYTES:,} bytes", str(path))
+    if not unpacker.eof:
+        raise InputError("gzip data cut short", str(path))
+    return output
+
+
+def load_case(folder: Path, name: str | None = None, *, within: Path | None = None) -> Case:
+    """A recorded case from its directory (``InputError`` naming the file if broken);
+    ``within``: every file read must resolve inside that folder."""
     from agentout.errors import InputError
     from agentout.reducers.facts import loads
 
     try:
-        argv = json.loads((folder / "cmd").read_text(encoding="utf-8"))
+        argv = json.loads(_read(folder / "cmd", within))
         packed = folder / "output.gz"
         output = (
-            gzip.decompress(packed.read_bytes())
+            _gunzip(_read(packed, within), packed)
             if packed.exists()
-            else (folder / "output").read_bytes()
+            else _read(folder / "output", within)
         )
-        status = int((folder / "exit").read_text(encoding="utf-8").strip() or 0)
+        status = int(_read(folder / "exit", within).decode("utf-8").strip() or 0)
     except (OSError, ValueError) as exc:
         raise InputError(f"not a recorded case ({exc})", str(folder)) from None
     if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
         raise InputError("cmd: expected the argv as a JSON list of strings", str(folder / "cmd"))
     facts_file = folder / "facts.json"
-    facts = (
-        tuple(loads(facts_file.read_text(encoding="utf-8"), str(facts_file)))
-        if facts_file.exists()
-        else ()
-    )
+    try:
+        facts = (
+            tuple(loads(_read(facts_file, within).decode("utf-8"), str(facts_file)))
+            if facts_file.exists()
+            else ()
+        )
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read ({exc})", str(facts_file)) from None
     return Case(name or folder.name, tuple(argv), output, status, facts)
 
 
@@ -119,15 +154,37 @@ def builtin_cases() -> Iterator[Case]:
             yield load_case(case, f"{family.name}/{case.name}")
 
 
-def cases_for(reducer: Reducer, recorded: Sequence[Case]) -> list[Case]:
+def owners(recorded: Sequence[Case]) -> dict[str, str | None]:
+    """The name of the reducer that reads each recorded case (by case name), looked up
+    once for all the reducers verified."""
+    from agentout.reducers import find
+
+    found = {}
+    for case in recorded:
+        chosen = find(case.argv)
+        found[case.name] = None if chosen is None else chosen.name
+    return found
+
+
+def cases_for(
+    reducer: Reducer, recorded: Sequence[Case], owned: dict[str, str | None] | None = None
+) -> list[Case]:
     """The cases ``reducer`` handles: its own ``[[case]]`` list, or the recorded ones
-    whose command is first matched by it."""
+    whose command is first matched by it (``owned``: ``owners(recorded)``)."""
     own = getattr(reducer, "cases", ())
     if own:
-        base = Path(getattr(reducer, "path", ".")).parent
+        from agentout.reducers.spec import SpecError
+
+        path = str(getattr(reducer, "path", "."))
+        base = Path(path).parent.resolve()
         found = []
         for listed in own:
-            case = load_case(base / listed.fixture, listed.fixture)
+            folder = base / listed.fixture
+            if not folder.resolve().is_relative_to(base):
+                raise SpecError(
+                    f"case fixture {listed.fixture!r} is outside the reducer's folder", path
+                )
+            case = load_case(folder, listed.fixture, within=base)
             found.append(
                 Case(
                     case.name,
@@ -140,19 +197,18 @@ def cases_for(reducer: Reducer, recorded: Sequence[Case]) -> list[Case]:
                 )
             )
         return found
-    from agentout.reducers import find
-
-    return [
-        case
-        for case in recorded
-        if (chosen := find(case.argv)) is not None and chosen.name == reducer.name
-    ]
+    owned = owners(recorded) if owned is None else owned
+    return [case for case in recorded if owned.get(case.name) == reducer.name]
 
 
 def check(reducer: Reducer, case: Case) -> Outcome:
     """``case`` delivered as ``agentout run`` would, with ``reducer`` (see the module)."""
     from agentout.deliver.text import TextSettings, deliver_output
+    from agentout.deliver.whole import lines_of
+    from agentout.reducers.complete import dropped_line
     from agentout.reducers.facts import extract, lost
+    from agentout.reducers.model import Output, command_words
+    from agentout.reducers.spec import SpecError, compile_pattern
     from agentout.store.capture import Capture
     from agentout.store.spill import SpillStore
     from agentout.tokens import count
@@ -177,9 +233,24 @@ def check(reducer: Reducer, case: Case) -> Outcome:
     allowance = count(f"[exit {case.exit}]\n") if case.exit else 0
     if outcome.tokens > outcome.raw_tokens + allowance:
         outcome.problems.append(f"{outcome.tokens} tokens, more than the raw {outcome.raw_tokens}")
-    declared = [fact for pattern in reducer.facts for fact in extract(pattern, raw)]
+    declared = []
+    for i, pattern in enumerate(reducer.facts):
+        try:
+            regex = compile_pattern(pattern, f"facts[{i}]", getattr(reducer, "path", reducer.name))
+        except SpecError as exc:
+            outcome.problems.append(str(exc))
+            continue
+        declared.extend(extract(regex, raw, label=pattern))
     for fact in lost([*case.facts, *declared], text):
         outcome.problems.append(f"lost {fact.label}: {', '.join(fact.values)}")
+    lines = lines_of(case.output, None)
+    answer = reducer.reduce(Output(case.argv, command_words(case.argv), lines, case.exit))
+    if answer is not None and answer.complete:
+        missing = dropped_line(lines, answer)
+        if missing is not None:
+            outcome.problems.append(
+                f"says it is complete, but leaves out line {missing}: {lines[missing - 1]!r}"
+            )
     for wanted in case.contains:
         if wanted not in text:
             outcome.problems.append(f"does not contain {wanted!r}")
