@@ -103,7 +103,7 @@ def test_a_complete_claim_that_holds_stores_nothing(tmp_path: Path) -> None:
             }
         }
     )
-    delivered = deliver(grep, output.encode(), SpillStore(tmp_path / "s"), threshold=2048)
+    delivered = deliver(grep, output.encode(), SpillStore(tmp_path / "s"), threshold=4096)
     assert delivered.form == "reduced"
     assert delivered.ref is None
     assert not (tmp_path / "s").exists() or not any((tmp_path / "s").iterdir())
