@@ -30,6 +30,7 @@ __all__ = ["label", "reducer_words", "run_line"]
 # Python ignores these from its start, and a spawned child inherits an ignored signal:
 # the line gets them back at their default, as the runner would give them (as subprocess)
 _IGNORED = (signal.SIGPIPE, signal.SIGXFSZ)
+_NPM_SHELL = "npm_config_script_shell"  # npm exports its settings in lower case
 LABEL_CHARS = 100
 LINGER = 2.0  # seconds the pipe is read after the line's shell exited (as agentout run)
 # Words that only set the stage for the command a line runs (``cd sub && ruff check``).
@@ -50,8 +51,8 @@ def run_line(
 ) -> None:
     """Run the line, print its label and its reduced output, exit as the shell did."""
     line = args[at]
-    if runner == "make" and launcher:
-        as_without_agentout(launcher)
+    if launcher:
+        as_without_agentout(runner, launcher)
     tests = _test_command(line)
     if tests is not None:
         from agentout.sources.command import run
@@ -77,13 +78,19 @@ def _end_by(number: int) -> None:
     os.kill(os.getpid(), number)
 
 
-def as_without_agentout(launcher: str) -> None:
-    """The environment make gives a recipe line without agentout: ``SHELL=LAUNCHER`` on
-    make's command line is in ``MAKEFLAGS`` (and ``MAKEOVERRIDES``), and in ``SHELL``
-    when the caller had none, for every line; taken out here for this line, so that what
-    it runs (a script that reads ``$MAKEFLAGS``, a make started other than by
-    ``$(MAKE)``) sees what it would. A ``$(MAKE)`` line keeps them: the sub-make is given
-    the line shell that way."""
+def as_without_agentout(runner: str, launcher: str) -> None:
+    """The environment the runner gives a recipe line without agentout. make puts
+    ``SHELL=LAUNCHER`` from its command line in ``MAKEFLAGS`` (and ``MAKEOVERRIDES``),
+    and in ``SHELL`` when the caller had none; npm and pnpm put ``--script-shell`` in
+    ``npm_config_script_shell``. Taken out here for this line, so that what it runs (a
+    script that reads ``$MAKEFLAGS``, a make or npm started from a script) sees what it
+    would. A ``$(MAKE)`` line keeps them: the sub-make is given the line shell that way."""
+    if runner in ("npm", "pnpm"):
+        if os.environ.get(_NPM_SHELL) == launcher:
+            del os.environ[_NPM_SHELL]
+        return
+    if runner != "make":
+        return
     flags = os.environ.get("MAKEFLAGS")
     ours = re.compile(rf" ?SHELL={re.escape(launcher)}(?:\\ --target=\$\$@)?(?= |\Z)")
     if flags is not None and ours.search(flags):

@@ -1,8 +1,9 @@
-"""Routed make as make is without agentout: how a killed line ends, the environment a
-recipe line sees, the signals it starts with. Each compared with the real make."""
+"""Routed runners as they are without agentout: how a killed line ends, the environment
+a recipe line sees, the signals it starts with. Each compared with the real runner."""
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 
@@ -99,3 +100,19 @@ def test_what_make_itself_expands_is_the_documented_difference(tmp_path, plain, 
     assert "value=/bin/sh " in raw.stdout
     assert "origin=command line flags=k -- SHELL=" in done.stdout
     assert re.search(r"value=/\S+/agentout-tasks-\w+/sh ", done.stdout)
+
+
+def test_an_npm_script_sees_the_environment_it_sees_without_agentout(tmp_path, plain, routed):
+    """npm exports ``--script-shell`` as ``npm_config_script_shell``: taken back out."""
+    needs("npm")
+    show = "env | grep -E '^(npm_config_script|SHELL=)' | sort; echo shown"
+    text = json.dumps({"name": "p", "private": True, "scripts": {"show": show}})
+    root = write(tmp_path, {"package.json": text})
+    raw = plain(["npm", "run", "-s", "show"], root)
+    done = routed(["npm", "run", "-s", "show"], root)
+    assert done.returncode == raw.returncode == 0
+    assert "[agentout task show:" in done.stdout
+    shown = [line for line in done.stdout.splitlines() if not line.startswith("[agentout")]
+    assert shown == raw.stdout.splitlines()
+    assert "script_shell" not in done.stdout
+    assert "shown" in raw.stdout
