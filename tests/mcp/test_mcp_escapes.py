@@ -32,6 +32,7 @@ REFUSED = [
     ["git", "-C", "sub", "-C", "../..", "status"],
     ["git", "-C", "bare.git", "log"],
     ["git", "-C", "bare.git/refs", "log"],
+    ["git", "-C", "pointer", "status"],
     ["git", "no-such-alias"],
     ["git", "fetch", "--upload-pack=touch x;git-upload-pack", "."],
     ["git", "fetch", "--upl=x", "origin"],
@@ -162,6 +163,7 @@ ALLOWED = [
     ["git", "log", "--oneline", "-5"],
     ["git", "--no-pager", "log", "-1"],
     ["git", "-C", "sub", "status"],
+    ["git", "-C", "mod", "status"],
     ["git", "--exec-path"],
     ["git", "--version"],
     ["git", "diff", "--exit-code", "--stat"],
@@ -223,6 +225,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (bare / folder).mkdir(parents=True)
     (bare / "HEAD").write_text("ref: refs/heads/main\n")
     (root / "to-git-config").symlink_to(root / ".git" / "config")
+    (root / "pointer").mkdir()
+    (root / "pointer" / ".git").write_text("gitdir: ../bare.git\n")  # another repository
+    (root / ".git" / "modules" / "mod").mkdir(parents=True)
+    (root / "mod").mkdir()
+    (root / "mod" / ".git").write_text("gitdir: ../.git/modules/mod\n")  # a submodule's
     return root
 
 

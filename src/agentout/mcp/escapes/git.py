@@ -5,19 +5,21 @@ Refused, before the subcommand: ``-c`` and ``--config-env`` (``alias.x=!cmd``,
 ``core.sshCommand``, ``core.pager``, ``core.fsmonitor``... given for this call),
 ``--exec-path=DIR`` (git's own programs taken from DIR), ``--git-dir`` and
 ``--work-tree`` (a repository chosen by the call, whose config and hooks git runs), and
-``-C DIR`` outside the roots. The subcommand must be one of git's commands (``git
---list-cmds=main,others``), never an alias: an alias can be ``!any program``, and git
-runs its own command when a name is both. Then, in any subcommand: ``--upload-pack``,
-``--receive-pack``, ``--exec``, ``--output``; and ``clone -u/-c/--config/--template``,
-``init --template``, ``rebase -x``, ``difftool -x/--extcmd``, ``grep -O``, ``archive
--o``, ``format-patch -o``, ``checkout-index --prefix``, ``bisect run``, ``submodule
-foreach``, ``filter-branch``, ``instaweb``, ``send-email``'s commands, ``daemon
---access-hook``, and ``config`` other than reading.
+``-C DIR`` outside the roots or into a repository other than the project's (a bare one
+kept as files, a ``.git`` file pointing elsewhere). The subcommand must be one of git's
+commands (``git --list-cmds=main,others``), never an alias: an alias can be ``!any
+program``, and git runs its own command when a name is both. Then, in any
+subcommand: ``--upload-pack``, ``--receive-pack``, ``--exec``, ``--output``; and ``clone
+-u/-c/--config/--template``, ``init --template``, ``rebase -x``, ``difftool
+-x/--extcmd``, ``grep -O``, ``archive -o``, ``format-patch -o``, ``checkout-index
+--prefix``, ``bisect run``, ``submodule foreach``, ``filter-branch``, ``instaweb``,
+``send-email``'s commands, ``daemon --access-hook``, and ``config`` other than reading.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -115,8 +117,10 @@ def _global_options(args: Sequence[str], roots: Roots) -> int:
 
 
 def _not_in_a_bare_repository(here: str, roots: Roots) -> None:
-    """A bare repository kept as files under the roots (``evil.git/HEAD``, ``config``...)
-    is one git would use from inside it, running what its config names."""
+    """No repository but the project's own: a bare repository kept as files under the
+    roots (``evil.git/HEAD``, ``config``...), or a ``.git`` file pointing elsewhere than
+    the project's ``.git`` (a submodule's or a worktree's points inside it), is one git
+    would use from there, running what its config names."""
     folder = Path(here)
     while roots.holds(folder) and folder not in roots.dirs:
         if (
@@ -125,7 +129,22 @@ def _not_in_a_bare_repository(here: str, roots: Roots) -> None:
             and (folder / "refs").is_dir()
         ):
             raise Refused(f"git -C {here}: inside a bare repository (its config names programs)")
+        if (folder / ".git").is_file() and not _points_inside_the_project(folder, roots):
+            raise Refused(f"git -C {here}: a .git file there points to another repository")
         folder = folder.parent
+
+
+def _points_inside_the_project(folder: Path, roots: Roots) -> bool:
+    """Whether ``folder/.git`` (``gitdir: PATH``) leads into a root's own ``.git``."""
+    try:
+        with open(folder / ".git", encoding="utf-8", errors="replace") as stream:
+            first = stream.read(4096).split("\n", 1)[0]
+    except OSError:
+        return False
+    if not first.startswith("gitdir:"):
+        return False
+    target = Path(os.path.realpath(folder / first.removeprefix("gitdir:").strip()))
+    return any(target.is_relative_to(root / ".git") for root in roots.dirs)
 
 
 def _config_reads_only(words: list[Word]) -> None:
