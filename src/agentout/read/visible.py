@@ -50,6 +50,7 @@ INVISIBLE = (
     "\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb" + INVISIBLE_PAST_BMP
 )
 UNSHOWN = re.compile(f"[\x00-\x08\x0b-\x1f{INVISIBLE}]")
+_ASCII_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")  # the same for ASCII text: faster
 
 
 def escaped(char: str) -> str:
@@ -87,14 +88,17 @@ def escape_match(match: re.Match[str]) -> str:
 
 def visible(text: str) -> str:
     """``text`` with every character no reader would see shown as ``\\uXXXX``."""
-    return UNSHOWN.sub(escape_match, text) if UNSHOWN.search(text) else text
+    found = _ASCII_UNSHOWN if text.isascii() else UNSHOWN
+    return found.sub(escape_match, text) if found.search(text) else text
 
 
 def terminal_text(line: str) -> str:
     """One line as a terminal leaves it: escapes gone, a ``\\r`` redraw or an erased part
     drawn as the terminal draws it (``_redrawn``), then made ``visible``."""
     line = line.removesuffix("\r")
-    if "\r" in line or ("\x1b[" in line and _ERASE.search(line)):
+    if "\r" in line and "\x1b" not in line and line.isascii() and _PRINTABLE.match(line):
+        line = _overwritten(line)
+    elif "\r" in line or ("\x1b[" in line and "K" in line and _ERASE.search(line)):
         line = _redrawn(line)
     elif "\x1b" in line:
         line = _ANSI.sub("", line)
@@ -104,6 +108,18 @@ def terminal_text(line: str) -> str:
 # in a redrawn line: a carriage return, an erase-line escape (ESC [ n K), another escape
 _ERASE = re.compile(r"\x1b\[[012]?K")
 _REDRAW = re.compile(r"(\r)|\x1b\[([012]?)K|(" + _ANSI.pattern + ")")
+
+
+_PRINTABLE = re.compile(r"[ -~\r]*\Z")
+
+
+def _overwritten(line: str) -> str:
+    """A redraw of printable ASCII alone (a progress bar): each part after a ``\\r``
+    written over the line from its first column."""
+    shown = ""
+    for part in line.split("\r"):
+        shown = part + shown[len(part) :]
+    return shown
 
 
 def _redrawn(line: str) -> str:
