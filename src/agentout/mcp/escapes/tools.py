@@ -9,6 +9,7 @@ another program: it is refused any command.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
@@ -105,12 +106,12 @@ def make(name: str, args: Sequence[str], roots: Roots) -> None:
         elif word.name in ("-f", "-I") or word.name.startswith(("--file", "--makef", "--inc")):
             inside(roots, word.value or ".", here)
         elif not word.name:
-            _make_assignment(name, word.value or "")
+            _make_assignment(name, word.value or "", roots)
 
 
-def _make_assignment(name: str, word: str) -> None:
+def _make_assignment(name: str, word: str, roots: Roots) -> None:
     """A variable set on make's command line goes into the recipes' shell lines as it
-    is: only names and plain words."""
+    is: only names and plain words, and no program outside the roots (``CC=/tmp/x``)."""
     assigned = _MAKE_ASSIGNMENT.match(word)
     if assigned is None:
         return  # a target
@@ -119,6 +120,15 @@ def _make_assignment(name: str, word: str) -> None:
         raise Refused(f"{name} {variable}{operator}: chooses what make runs")
     if _SHELL_CHARS.search(value):
         raise Refused(f"{name} {variable}=: a value with shell characters runs in recipes")
+    for part in value.split():
+        if "/" in part and not part.startswith("-") and _program(part, roots):
+            inside(roots, part)
+
+
+def _program(path: str, roots: Roots) -> bool:
+    """Whether ``path`` (from the first root) names a file that can be run."""
+    found = os.path.join(roots.first, path)
+    return os.path.isfile(found) and os.access(found, os.X_OK)
 
 
 # npm, pnpm, yarn and bun: the subcommands that run a package or an editor, and the
@@ -126,16 +136,19 @@ def _make_assignment(name: str, word: str) -> None:
 _PACKAGE_RUNS = {"exec", "x", "dlx", "explore", "create", "init", "innit", "edit", "repl"}
 _PACKAGE_SETTINGS = ("script-shell", "shell", "node-options", "editor", "browser",
                      "viewer", "git", "call", "userconfig", "eval", "print")  # fmt: skip
+_PACKAGE_PLACES = ("prefix", "dir", "cwd")
 
 
 def packages(name: str, args: Sequence[str], roots: Roots) -> None:
-    words = scan(args, values="ceprC", long_values=_PACKAGE_SETTINGS)
+    words = scan(args, values="ceprC", long_values=(*_PACKAGE_SETTINGS, *_PACKAGE_PLACES))
     found = long_named(words, _PACKAGE_SETTINGS)
     if found is None and name == "bun":
         found = short_named(words, "ep")
     if found is not None:
         raise Refused(f"{name} {found.name}: names a program or code for {name} to run")
     for word in words:
+        if word.name == "-C" or long_named([word], _PACKAGE_PLACES):
+            inside(roots, word.value or ".")  # the package whose scripts run
         if word.name.startswith("--config.") and re.search(r"shell|node-options|git", word.name):
             raise Refused(f"{name} {word.name}: names a program for {name} to run")
     operands = [w.value or "" for w in words if not w.name]
@@ -198,6 +211,18 @@ def pagers(name: str, args: Sequence[str], roots: Roots) -> None:
             raise Refused(f"{name} {option}: runs commands given in the call")
 
 
+def pytest(name: str, args: Sequence[str], roots: Roots) -> None:
+    """pytest runs the conftest.py files beside the tests it is given: test paths, and
+    the config, root and conftest folders, lie under the roots."""
+    places = ("rootdir", "confcutdir", "config-file", "basetemp")
+    words = scan(args, values="cpkmo", long_values=places)
+    for word in words:
+        if word.name == "-c" or long_named([word], places[:3]):
+            inside(roots, word.value or ".")
+        elif not word.name and not (word.value or "").startswith("-"):
+            inside(roots, (word.value or ".").split("::", 1)[0])
+
+
 def build_tools(name: str, args: Sequence[str], roots: Roots) -> None:
     """cargo's ``--config`` (a runner, a rustc wrapper), go's ``-toolexec``, ``-exec``,
     ``-vettool`` and ``go env -w``, wget's ``--use-askpass`` and ``-e`` (wgetrc commands)."""
@@ -212,6 +237,10 @@ def build_tools(name: str, args: Sequence[str], roots: Roots) -> None:
         option = arg.lstrip("-").split("=", 1)[0]
         if arg.startswith("-") and (option in refused or (name == "wget" and arg == "-e")):
             raise Refused(f"{name} {arg.split('=', 1)[0]}: names a program for {name} to run")
+    for at, arg in enumerate(args):  # cargo builds (build.rs runs) the crate it is given
+        if name == "cargo" and arg.startswith("--manifest-path"):
+            given = arg.partition("=")[2] or (args[at + 1] if at + 1 < len(args) else ".")
+            inside(roots, given)
     if name == "go" and args[:1] == ["env"] and any(a in ("-w", "-u") for a in args):
         raise Refused("go env -w: writes a setting (GOFLAGS can name a program go runs)")
 
@@ -246,6 +275,6 @@ RULES = {
     "cargo": build_tools, "go": build_tools, "wget": build_tools, "uv": runners,
     "poetry": runners, "pipenv": runners, "pdm": runners, "hatch": runners,
     "conda": runners, "bundle": runners, "nix": runners, "deno": runners,
-    "pwsh": powershell, "powershell": powershell,
+    "pwsh": powershell, "powershell": powershell, "pytest": pytest,
     **dict.fromkeys(WRAPPERS, wrapper),
 }  # fmt: skip
