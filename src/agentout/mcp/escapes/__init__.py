@@ -61,7 +61,7 @@ def _checked(name: str, path: str, args: list[str], roots: Roots) -> list[str]:
         return code.check_awk(name, path, args, roots)
     elif name in ("sed", "gsed"):
         return code.sandboxed_sed(path, args)
-    elif name in code.INTERPRETERS:
+    elif name in code.INTERPRETERS or name in code.SHELLS:
         code.check_interpreter(name, args, roots)
     elif name in tools.RULES:
         tools.RULES[name](name, args, roots)

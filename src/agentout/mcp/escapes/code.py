@@ -16,7 +16,15 @@ import re
 import subprocess
 from collections.abc import Sequence
 
-from agentout.mcp.escapes._words import Refused, Word, inside, long_named, scan, short_named
+from agentout.mcp.escapes._words import (
+    Refused,
+    Word,
+    abbreviates,
+    inside,
+    long_named,
+    scan,
+    short_named,
+)
 from agentout.mcp.guard import Roots
 
 __all__ = ["AWKS", "INTERPRETERS", "SHELLS", "check_awk", "check_interpreter", "sandboxed_sed"]
@@ -36,31 +44,65 @@ INTERPRETERS: dict[str, _Spec] = {
     "pypy": ("cmWXQ", "c", ()),
     "node": ("erpC", "ep", ("eval", "print")),
     "nodejs": ("erpC", "ep", ("eval", "print")),
-    "perl": ("", "eE", ()),  # its clusters are read by _perl_code
+    "perl": ("I", "eE", ()),  # its clusters are read by _perl_code
     "ruby": ("eCEFIKrTx", "e", ()),
     "php": ("cdrBREFfzt", "rBRE", ("run", "process-begin", "process-code", "process-end")),
     "lua": ("el", "e", ()),
     "luajit": ("elj", "e", ()),
     "Rscript": ("e", "e", ()),
     "osascript": ("el", "e", ()),
-    **{shell: ("oO", "c", ("command", "init-command")) for shell in SHELLS},
 }
 _SHELL_FILES = ("rcfile", "init-file")
 # long options that take the next word (bash's, node's), so that it is not the script
 _LONG_VALUES = (*_SHELL_FILES, "require", "import", "loader", "experimental-loader",
                 "env-file", "input-type", "title", "conditions")  # fmt: skip
+# what node loads before the script (an env file may set NODE_OPTIONS)
+_PRELOADS = ("require", "import", "loader", "experimental-loader", "env-file")
 _PHP_SETTINGS = ("auto_prepend_file", "auto_append_file", "extension", "zend_extension",
                  "sendmail_path")  # fmt: skip
+
+
+def check_shell(name: str, args: Sequence[str], roots: Roots) -> None:
+    """A shell's options, ``-`` or ``+`` (``+O extglob``), up to its script: ``-c`` in
+    any cluster (fish's ``-C`` too) is code given in the call; an rc file and the
+    script lie under the roots."""
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            i += 1
+            break
+        if word in ("-o", "+o", "-O", "+O"):
+            i += 2
+            continue
+        if word.startswith("--"):
+            option, eq, value = word[2:].partition("=")
+            if abbreviates(option, ("command", "init-command")):
+                raise Refused(f"{name} --{option}: runs code given in the call; run a script")
+            if abbreviates(option, _SHELL_FILES):
+                if not eq:
+                    i += 1
+                    value = args[i] if i < len(args) else ""
+                inside(roots, value)  # bash --rcfile FILE: a script it runs
+        elif len(word) > 1 and word[0] in "-+":
+            if word[0] == "-" and ("c" in word or (name == "fish" and "C" in word)):
+                raise Refused(f"{name} -c: runs code given in the call; run a script")
+        else:
+            break
+        i += 1
+    if i < len(args) and args[i] != "-":  # "-": stdin, which is the null device here
+        inside(roots, args[i])
 
 
 def check_interpreter(name: str, args: Sequence[str], roots: Roots) -> None:
     """Refuse code given in the call, and a script outside the roots. Read in order, up
     to the script or module: what follows is the script's own arguments."""
+    if name in SHELLS:
+        check_shell(name, args, roots)
+        return
     values, code, long_code = INTERPRETERS[name]
     if name == "perl":
         _perl_code(args)
-    if name == "fish":
-        code += "C"
     for word in scan(args, values=values, long_values=_LONG_VALUES, permute=False):
         if long_named([word], long_code) or short_named([word], code):
             raise Refused(f"{name} {word.name}: runs code given in the call; run a script")
@@ -68,12 +110,10 @@ def check_interpreter(name: str, args: Sequence[str], roots: Roots) -> None:
             return  # a module: python's own, or the project's
         if name == "php" and word.name == "-d" and (word.value or "").startswith(_PHP_SETTINGS):
             raise Refused(f"php -d {word.value}: loads code or a program")
-        if name in ("node", "nodejs") and (
-            word.name == "-r" or long_named([word], ("require", "import", "loader"))
-        ):
+        if name in ("node", "nodejs") and (word.name == "-r" or long_named([word], _PRELOADS)):
             _module(word, roots)
-        if name in SHELLS and long_named([word], _SHELL_FILES):
-            inside(roots, word.value or "")  # bash --rcfile FILE: a script it runs
+        if name == "php" and word.name == "-f":
+            inside(roots, word.value or "")  # php -f FILE: the script
         if not word.name:
             if word.value != "-":  # "-": stdin, which is the null device here
                 inside(roots, word.value or "")
@@ -81,9 +121,13 @@ def check_interpreter(name: str, args: Sequence[str], roots: Roots) -> None:
 
 
 def _module(word: Word, roots: Roots) -> None:
-    """A module node preloads: a package by name, or a file under the roots."""
-    if word.value and word.value.startswith((".", "/")):
-        inside(roots, word.value)
+    """What node preloads: a package by name, or a file under the roots; never a URL
+    (``--import data:text/javascript,...`` is code given in the call)."""
+    value = word.value or ""
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", value):
+        raise Refused(f"node {word.name} {value.split(':')[0]}:...: loads code from a URL")
+    if value.startswith((".", "/")) or word.name == "--env-file":
+        inside(roots, value)
 
 
 def _perl_code(args: Sequence[str]) -> None:
