@@ -17,6 +17,7 @@ of agentout's own markers.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -53,6 +54,13 @@ UNSHOWN = re.compile(f"[\x00-\x08\x0b-\x1f{INVISIBLE}]")
 _ASCII_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")  # the same for ASCII text: faster
 
 
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A pattern compiled when first used: the emoji classes and the redraw's cost
+    milliseconds to compile, and every recipe line's shell imports this module."""
+    return re.compile(pattern)
+
+
 def escaped(char: str) -> str:
     """The JSON escape of one character (``\\u200b``); past U+FFFF its UTF-16 pair."""
     code = ord(char)
@@ -69,19 +77,19 @@ _EMOJI = (
     "\u00a9\u00ae\u203c\u2049\u2122\u2139\u2190-\u21ff\u2300-\u23ff\u24c2\u25a0-\u27bf"
     "\u2900-\u297f\u2b00-\u2bff\u3030\u303d\u3297\u3299\U0001f000-\U0001faff"
 )
-_EMOJI_BEFORE = re.compile(f"[{_EMOJI}][\ufe0e\ufe0f]?\\Z")
-_EMOJI_AFTER = re.compile(f"[{_EMOJI}]")
-_KEYCAP = re.compile(f"[{_EMOJI}#*0-9]")
+_EMOJI_BEFORE = f"[{_EMOJI}][\ufe0e\ufe0f]?\\Z"
+_EMOJI_AFTER = f"[{_EMOJI}]"
+_KEYCAP = f"[{_EMOJI}#*0-9]"
 
 
 def escape_match(match: re.Match[str]) -> str:
     """An unshown character found by ``match`` as its escape (for ``re.sub``), but for
     the joiner and the variation selectors that draw as part of an emoji."""
     char, text, at = match.group(), match.string, match.start()
-    if char == "\u200d" and at and _EMOJI_BEFORE.search(text, max(0, at - 2), at):
-        if _EMOJI_AFTER.match(text, at + 1):
+    if char == "\u200d" and at and _compiled(_EMOJI_BEFORE).search(text, max(0, at - 2), at):
+        if _compiled(_EMOJI_AFTER).match(text, at + 1):
             return char
-    elif char in "\ufe0e\ufe0f" and at and _KEYCAP.match(text, at - 1):
+    elif char in "\ufe0e\ufe0f" and at and _compiled(_KEYCAP).match(text, at - 1):
         return char
     return escaped(char)
 
@@ -96,9 +104,9 @@ def terminal_text(line: str) -> str:
     """One line as a terminal leaves it: escapes gone, a ``\\r`` redraw or an erased part
     drawn as the terminal draws it (``_redrawn``), then made ``visible``."""
     line = line.removesuffix("\r")
-    if "\r" in line and "\x1b" not in line and line.isascii() and _PRINTABLE.match(line):
+    if "\r" in line and "\x1b" not in line and _compiled(_PRINTABLE).match(line):
         line = _overwritten(line)
-    elif "\r" in line or ("\x1b[" in line and "K" in line and _ERASE.search(line)):
+    elif "\r" in line or ("\x1b[" in line and "K" in line and _compiled(_ERASE).search(line)):
         line = _redrawn(line)
     elif "\x1b" in line:
         line = _ANSI.sub("", line)
@@ -106,11 +114,9 @@ def terminal_text(line: str) -> str:
 
 
 # in a redrawn line: a carriage return, an erase-line escape (ESC [ n K), another escape
-_ERASE = re.compile(r"\x1b\[[012]?K")
-_REDRAW = re.compile(r"(\r)|\x1b\[([012]?)K|(" + _ANSI.pattern + ")")
-
-
-_PRINTABLE = re.compile(r"[ -~\r]*\Z")
+_ERASE = r"\x1b\[[012]?K"
+_REDRAW = r"(\r)|\x1b\[([012]?)K|(" + _ANSI.pattern + ")"
+_PRINTABLE = r"[ -~\r]*\Z"  # a redraw that is a plain overwrite
 
 
 def _overwritten(line: str) -> str:
@@ -131,7 +137,7 @@ def _redrawn(line: str) -> str:
     escaped: all the text is kept."""
     cells: list[str | None] = []  # what each cell shows; None: erased, shown blank
     column, at = 0, 0
-    for found in _REDRAW.finditer(line):
+    for found in _compiled(_REDRAW).finditer(line):
         column = _drawn(cells, column, line[at : found.start()])
         carriage, erase, other = found.groups()
         if column < 0 or (other and not other.endswith("m")):
