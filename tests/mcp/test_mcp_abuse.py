@@ -267,8 +267,14 @@ def _gone_within(group: int, seconds: float) -> float:
     return time.monotonic() - start
 
 
-# A command that ignores SIGTERM, as does the child it leaves in the background.
+# A script that ignores SIGTERM, as does the child it leaves in the background (run as
+# "sh stubborn.sh": an allowed sh runs the project's scripts, never "sh -c CODE").
 STUBBORN = "trap '' TERM; (trap '' TERM; sleep 60) & echo $$ $! > pids; wait"
+
+
+def _stubborn(project: Path) -> list[str]:
+    (project / "stubborn.sh").write_text(STUBBORN + "\n")
+    return ["sh", "stubborn.sh"]
 
 
 @pytest.mark.filterwarnings("ignore:ping is removed")  # ... in the next protocol era only
@@ -285,9 +291,7 @@ def test_ping_is_answered_while_a_call_runs_and_a_cancel_ends_its_group(
 
                     async def running() -> None:
                         outcome.append(
-                            await client.call_tool(
-                                "run_command", {"command": ["sh", "-c", STUBBORN]}
-                            )
+                            await client.call_tool("run_command", {"command": _stubborn(project)})
                         )
 
                     tasks.start_soon(running)
@@ -339,13 +343,14 @@ STUBBORN_CALL = {
     "jsonrpc": "2.0",
     "id": 1,
     "method": "tools/call",
-    "params": {"name": "run_command", "arguments": {"command": ["sh", "-c", STUBBORN]}},
+    "params": {"name": "run_command", "arguments": {"command": ["sh", "stubborn.sh"]}},
 }
 
 
 @pytest.fixture
 def stubborn(project: Path, spill_dir: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     """``agentout serve`` running a call whose command (and its child) ignore SIGTERM."""
+    _stubborn(project)
     server = _raw(project, spill_dir, "--allow-commands", "sh")
     assert server.stdin is not None
     try:

@@ -45,8 +45,9 @@ def test_run_command_spills_long_output_and_keeps_the_error(
     assert python is not None
     server = make_server(project, store, allow=python)
     code = "for i in range(5000): print('ok', i)\nprint('ERROR: disk full')"
+    (project / "noisy.py").write_text(code)  # a script of the project's: never "-c CODE"
     name = os.path.basename(python)
-    result = call(server, "run_command", command=[name, "-c", code], max_tokens=300)
+    result = call(server, "run_command", command=[name, "noisy.py"], max_tokens=300)
     assert text_tokens(result) <= 300
     assert "ERROR: disk full" in texts(result)
     (uri,) = links(result)

@@ -3,9 +3,11 @@
 ``dumps`` writes compact JSON (RFC 8259: a number JSON cannot hold is written as its
 text in a string, never as ``NaN`` or ``Infinity``), UTF-8 as is except for the
 characters that can hide, reorder or break text: C0 and C1 controls, DEL, the bidi
-controls U+202A-U+202E and U+2066-U+2069, and the line breaks U+2028, U+2029 and U+0085.
-Those are written as JSON escapes (``\\u001b``, ``\\u202e``) in every format, so no
-format hands a terminal an escape sequence or an editor a reordered line.
+controls U+202A-U+202E and U+2066-U+2069, the line breaks U+2028, U+2029 and U+0085, and
+the characters shown as nothing (zero-width spaces and joiners, the BOM, tag characters:
+``agentout.read.visible.INVISIBLE``). Those are written as JSON escapes (``\\u001b``,
+``\\u202e``, ``\\u200b``) in every format, so no format hands a terminal an escape
+sequence, an editor a reordered line, or a reader text it cannot see.
 
 ``Marks`` is what the header says about the records shown: how many numbers are
 written as text (``numbers_as_text``) and which fields were cut (``cut``).
@@ -21,7 +23,7 @@ from functools import partial
 from typing import Any
 
 from agentout.formats._memo import recall
-from agentout.read.visible import INVISIBLE
+from agentout.read.visible import INVISIBLE, escape_match
 from agentout.records.values import Cut, json_safe
 
 __all__ = ["UNSAFE", "Marks", "dumps", "escape", "has_unsafe"]
@@ -33,8 +35,7 @@ _UNSAFE = re.compile(f"[{UNSAFE}]")
 _LEFT_RAW_BY_JSON = re.compile(f"[{INVISIBLE}]")
 
 
-def _escaped(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
+_escaped = escape_match
 
 
 def escape(text: str) -> str:

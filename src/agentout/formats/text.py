@@ -31,7 +31,7 @@ from io import StringIO
 from typing import TYPE_CHECKING, Any
 
 from agentout.formats._json import UNSAFE
-from agentout.read.visible import is_terminal
+from agentout.read.visible import escape_match, is_terminal
 from agentout.records import Document, Record, Stats, View, is_empty
 from agentout.records.values import Cut, json_safe
 
@@ -62,7 +62,7 @@ def _shown(value: Any) -> str:
     else:
         text = json.dumps(json_safe(value), ensure_ascii=False, default=str)
     text = text.replace("\r\n", "\n").replace("\t", "\\t")
-    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _CONTROL.sub(escape_match, text)
 
 
 def _shown_key(key: Any) -> str:

@@ -19,8 +19,11 @@ back in the table's order (the same JSON objects). ``auto`` uses the variants th
 refuse such a document, so what it picks reads back key for key.
 
 ``toon-format`` quotes and escapes C0 controls but writes DEL, C1 controls, bidi
-controls and U+2028/U+2029 raw; they are escaped here as in every other format
-(``\\u202e``), inside quotes, which ``toon_format.decode`` reads back.
+controls, U+2028/U+2029 and zero-width characters raw; they are escaped here as in every
+other format (``\\u202e``), inside quotes, which ``toon_format.decode`` reads back. The
+few invisible characters past U+FFFF (tag characters) are the exception: TOON has no
+escape for them (``toon_format.decode`` refuses a UTF-16 pair), so TOON writes them as
+they are; every other format escapes them.
 """
 
 from __future__ import annotations
@@ -29,13 +32,15 @@ import re
 from typing import Any
 
 from agentout.formats.json import document_object, record_object
-from agentout.read.visible import INVISIBLE
+from agentout.read.visible import INVISIBLE, INVISIBLE_PAST_BMP, escape_match
 from agentout.records import Document, Record, View
 from agentout.records.values import json_safe
 
 __all__ = ["FORMAT", "ORDERED", "ORDERED_TAB", "TAB_FORMAT", "ToonFormat"]
 
-_LEFT_RAW = INVISIBLE
+# TOON has no escape past U+FFFF (toon_format.decode refuses a UTF-16 pair): those few
+# (tag characters) are written as they are, and read back
+_LEFT_RAW = INVISIBLE.replace(INVISIBLE_PAST_BMP, "")
 _RAW = re.compile(f"[{_LEFT_RAW}]")
 # Each such character gets a NUL before it, which makes the encoder quote the string
 # (and write the NUL as \u0000); the pair then becomes the character's escape. A NUL of
@@ -44,9 +49,15 @@ _RAW = re.compile(f"[{_LEFT_RAW}]")
 _PAIR = re.compile(f"\\\\u0000([{_LEFT_RAW}])")
 
 
+def _guarded(match: re.Match[str]) -> str:
+    """A NUL before the character, unless it draws as part of an emoji (kept raw)."""
+    char = match.group()
+    return char if escape_match(match) == char else "\x00" + char
+
+
 def _guard(value: Any) -> Any:
     if isinstance(value, str):
-        return _RAW.sub(lambda m: "\x00" + m.group(), value) if _RAW.search(value) else value
+        return _RAW.sub(_guarded, value) if _RAW.search(value) else value
     if isinstance(value, dict):
         return {_guard(str(k)): _guard(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -3,9 +3,10 @@
 The SDK's own stdio transport (``mcp.server.stdio``, 2.3) drops two things this one
 keeps (upstream: modelcontextprotocol/python-sdk#2751 and #2678):
 
-- a line that is not JSON gets ``-32700 Parse error`` with ``"id": null``, and JSON that
-  is no JSON-RPC message gets ``-32600 Invalid Request`` (with the request's id when it
-  has a usable one), as JSON-RPC 2.0 says; the SDK only logs both;
+- every line is answered as JSON-RPC 2.0 says (``agentout.mcp.wire``): one that is not
+  JSON gets ``-32700 Parse error`` with ``"id": null``, JSON that is no JSON-RPC message
+  (an odd id, nesting too deep to read) ``-32600 Invalid Request``, with the request's
+  id when it has a usable one; the SDK only logs both, and dies on a deep line;
 - when stdin ends, the requests already received are still answered before the server
   exits (the SDK cancels them): the commands calls started are stopped first (stdin
   closing is the client's "stop"), then the answers are awaited, at most
@@ -20,7 +21,6 @@ client keeps stdin open); a regular file or device is read in a worker thread.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import stat
 from collections import Counter
@@ -30,7 +30,6 @@ from typing import Any
 import anyio
 from mcp.shared.message import SessionMessage
 from mcp.types import (
-    INVALID_REQUEST,
     PARSE_ERROR,
     ErrorData,
     JSONRPCError,
@@ -38,11 +37,10 @@ from mcp.types import (
     JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
-    jsonrpc_message_adapter,
 )
-from pydantic import ValidationError
 
 from agentout.mcp.calls import Calls
+from agentout.mcp.wire import Refused, read_line
 
 __all__ = ["DRAIN_SECONDS", "serve_stdio"]
 
@@ -167,36 +165,16 @@ class _Transport:
 
     async def _too_long(self) -> None:
         why = f"Parse error: a message over {MAX_LINE >> 20} MiB"
-        await self._send_error(None, PARSE_ERROR, why)
+        body = ErrorData(code=PARSE_ERROR, message=why)
+        await self._emit(JSONRPCError(jsonrpc="2.0", id=None, error=body))
 
     async def _message(self, line: bytes) -> JSONRPCMessage | None:
         """The message on ``line``; None after answering a line that holds none."""
-        if not line.strip():
+        read = read_line(line)
+        if isinstance(read, Refused):
+            await self._emit(read.answer)
             return None
-        try:
-            message: JSONRPCMessage = jsonrpc_message_adapter.validate_json(line, by_name=False)
-            return message
-        except ValidationError:
-            pass
-        try:
-            value = json.loads(line)
-        except ValueError:
-            await self._send_error(None, PARSE_ERROR, "Parse error: not a JSON text")
-            return None
-        found = value.get("id") if isinstance(value, dict) else None
-        request_id = (
-            found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
-        )
-        if isinstance(value, dict) and "method" in value and "id" not in value:
-            return None  # a broken notification: JSON-RPC never answers a notification
-        await self._send_error(
-            request_id, INVALID_REQUEST, "Invalid Request: not a JSON-RPC message"
-        )
-        return None
-
-    async def _send_error(self, request_id: str | int | None, code: int, text: str) -> None:
-        error = JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=text))
-        await self._emit(error)
+        return read
 
     # -- writing ------------------------------------------------------------------------
 

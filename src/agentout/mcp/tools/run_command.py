@@ -68,12 +68,13 @@ def _run(
     budget: tuple[int | None, int | None],
     cancel: threading.Event,
 ) -> CallToolResult:
+    from agentout.mcp.escapes import allowed_argv
     from agentout.sources.command import run
 
     with tool_errors():
         limits = config.limits(*budget)
         done = run(
-            config.allow.argv(command),
+            allowed_argv(config.allow, config.roots, command),
             max_tokens=packing(limits, ("run", ".log")).max_tokens,
             inline_threshold=limits.inline_threshold,
             tokenizer=limits.tokenizer,

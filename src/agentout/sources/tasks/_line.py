@@ -9,6 +9,7 @@ command) is run as ``agentout run`` runs a test command, for the test report.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
 
 __all__ = ["label", "reducer_words", "run_line"]
 
+# Python ignores these from its start, and a spawned child inherits an ignored signal:
+# the line gets them back at their default, as the runner would give them (as subprocess)
+_IGNORED = (signal.SIGPIPE, signal.SIGXFSZ)
+_NPM_SHELL = "npm_config_script_shell"  # npm exports its settings in lower case
 LABEL_CHARS = 100
 LINGER = 2.0  # seconds the pipe is read after the line's shell exited (as agentout run)
 # Words that only set the stage for the command a line runs (``cd sub && ruff check``).
@@ -42,9 +47,12 @@ def run_line(
     target: str | None,
     lock: str | None,
     own: str | None,
+    launcher: str | None = None,
 ) -> None:
     """Run the line, print its label and its reduced output, exit as the shell did."""
     line = args[at]
+    if launcher:
+        as_without_agentout(runner, launcher)
     tests = _test_command(line)
     if tests is not None:
         from agentout.sources.command import run
@@ -57,9 +65,42 @@ def run_line(
     if text.strip() or status:
         _write(_marked(label(runner, target, line), text, own or ""), lock)
     if killed is not None:
-        signal.signal(killed, signal.SIG_DFL)
-        os.kill(os.getpid(), killed)
+        _end_by(killed)
     sys.exit(status)
+
+
+def _end_by(number: int) -> None:
+    """End by the signal that ended the line's shell, so the runner reports it as it
+    would without agentout (``Killed``, ``Terminated``, ``Broken pipe``). SIGKILL cannot
+    be given a handler (its action is the default already)."""
+    with contextlib.suppress(OSError, ValueError):
+        signal.signal(number, signal.SIG_DFL)
+    os.kill(os.getpid(), number)
+
+
+def as_without_agentout(runner: str, launcher: str) -> None:
+    """The environment the runner gives a recipe line without agentout. make puts
+    ``SHELL=LAUNCHER`` from its command line in ``MAKEFLAGS`` (and ``MAKEOVERRIDES``),
+    and in ``SHELL`` when the caller had none; npm and pnpm put ``--script-shell`` in
+    ``npm_config_script_shell``. Taken out here for this line, so that what it runs (a
+    script that reads ``$MAKEFLAGS``, a make or npm started from a script) sees what it
+    would. A ``$(MAKE)`` line keeps them: the sub-make is given the line shell that way."""
+    if runner in ("npm", "pnpm"):
+        if os.environ.get(_NPM_SHELL) == launcher:
+            del os.environ[_NPM_SHELL]
+        return
+    if runner != "make":
+        return
+    flags = os.environ.get("MAKEFLAGS")
+    ours = re.compile(rf" ?SHELL={re.escape(launcher)}(?:\\ --target=\$\$@)?(?= |\Z)")
+    if flags is not None and ours.search(flags):
+        flags = ours.sub("", flags, count=1)
+        if flags == " --" or flags.endswith(" --"):  # no other variable was set
+            flags = flags[:-3]
+            os.environ.pop("MAKEOVERRIDES", None)
+        os.environ["MAKEFLAGS"] = flags
+    if os.environ.get("SHELL", "").startswith(launcher):
+        del os.environ["SHELL"]  # make put it there: the caller's environment had none
 
 
 def _run_shell(shell: str, args: list[str], words: tuple[str, ...]) -> tuple[str, int, int | None]:
@@ -78,7 +119,9 @@ def _run_shell(shell: str, args: list[str], words: tuple[str, ...]) -> tuple[str
         (os.POSIX_SPAWN_CLOSE, read),
     ]
     try:
-        pid = os.posix_spawnp(shell, [shell, *args], dict(os.environ), file_actions=actions)
+        pid = os.posix_spawnp(
+            shell, [shell, *args], dict(os.environ), file_actions=actions, setsigdef=_IGNORED
+        )
     except OSError as exc:
         os.close(read)
         os.close(write)

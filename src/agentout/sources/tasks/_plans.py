@@ -79,7 +79,7 @@ def realise(found: Plan) -> Prepared | None:
 
     own = f"agentout-{secrets.token_hex(8)}:"
     options = [f"--runner={found.runner}", f"--shell={found.shell}", f"--lock={folder}/lock"]
-    options.append(f"--own={own}")
+    options += [f"--own={own}", f"--launcher={launcher}"]
     head = shlex.join([python, "-m", "agentout.sources.tasks.shell", *options])
     text = f'#!/bin/sh\nexec {head} -- "$@"\n'
     fd = os.open(launcher, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o700)

@@ -49,15 +49,32 @@ def main(argv: list[str] | None = None) -> None:
         return
     from agentout.sources.tasks._line import run_line
 
-    run_line(shell, args, at, own.get("runner") or "", target, own.get("lock"), own.get("own"))
+    runner, lock, launcher = own.get("runner") or "", own.get("lock"), own.get("launcher")
+    run_line(shell, args, at, runner, target, lock, own.get("own"), launcher)
 
 
 def _exec(shell: str, args: list[str]) -> None:
+    _default_signals()
     try:
         os.execvp(shell, [shell, *args])
     except OSError as exc:
         sys.stderr.write(f"agentout: {shell}: {exc.strerror or exc}\n")
         sys.exit(127)
+
+
+def _default_signals() -> None:
+    """SIGPIPE and SIGXFSZ back at their default: Python ignores both from its start,
+    and an ignored signal stays ignored across ``exec`` (``yes | head -1`` would end in
+    an error instead of quietly). ``_signal`` is the module Python loaded at start, so
+    this path still imports nothing."""
+    signals = sys.modules.get("_signal")
+    if signals is None:  # not CPython: pay for the import
+        import signal
+
+        signals = signal
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        if hasattr(signals, name):
+            signals.signal(getattr(signals, name), signals.SIG_DFL)
 
 
 def _command_at(args: list[str]) -> int | None:

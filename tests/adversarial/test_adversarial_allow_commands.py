@@ -1,0 +1,165 @@
+"""``--allow-commands`` made a shell of the programs it allows: ``run_command ["git",
+"-c", "alias.x=!echo PWNED > f; cat /etc/hostname", "x"]`` ran both commands. Each
+attack here is sent to a real ``agentout serve`` over stdio, in a real git repository,
+and would leave a file named ``pwned-*`` if it ran; each must be refused, nothing may be
+left, and the plain uses of the same programs must still answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentout.mcp.child import SERVE
+
+PROGRAMS = ["git", "find", "tar", "make", "sed", "awk", "sh", "env", "timeout", "perl"]
+PRESENT = [name for name in PROGRAMS if shutil.which(name)]
+PYTHON = Path(shutil.which("python3") or "python3").name
+
+ATTACKS: list[list[str]] = [
+    ["git", "-c", "alias.x=!echo PWNED > pwned-issue; cat /etc/hostname", "x"],
+    ["git", "-c", "core.fsmonitor=touch pwned-fsmonitor", "status"],
+    ["git", "-c", "core.sshCommand=touch pwned-ssh", "fetch", "ssh://example.invalid/x"],
+    ["git", "--config-env=core.fsmonitor=AGENTOUT_NOPE", "status"],
+    ["git", "fetch", "--upload-pack=touch pwned-upload; git-upload-pack", "."],
+    ["git", "ls-remote", "--upload-p=touch pwned-upload2; git-upload-pack", "."],
+    ["git", "config", "core.fsmonitor", "touch pwned-config"],
+    ["git", "log", "--format=%B", "-1", "--output=pwned-output"],
+    ["git", "hostile"],  # an alias the repository's own config defines as !touch
+    ["git", "-C", "bare.git", "status"],
+    ["git", "--exec-path=hooks", "status"],
+    ["git", "submodule", "foreach", "touch pwned-foreach"],
+    ["find", ".", "-maxdepth", "0", "-exec", "touch", "pwned-find", ";"],
+    ["tar", "--to-command=touch pwned-tar", "-xf", "a.tar"],
+    ["tar", "-I", "touch pwned-tar2; gzip", "-cf", "b.tar", "Makefile"],
+    ["make", "--eval=pwn:\n\ttouch pwned-make", "pwn"],
+    ["make", "SHELL=./evil.sh", "all"],
+    ["make", "WORD=x; touch pwned-make2", "all"],
+    ["sed", "-n", "1e touch pwned-sed", "Makefile"],
+    ["sed", "-i", "s/x/y/", ".git/config"],
+    ["awk", 'BEGIN { system("touch pwned-awk") }'],
+    ["awk", 'BEGIN { print "touch pwned-awk2" | "sh" }'],
+    ["sh", "-c", "touch pwned-sh"],
+    ["sh", "/tmp/../" + "tmp/agentout-no-such.sh"],
+    [PYTHON, "-c", "open('pwned-python', 'w')"],
+    ["env", "touch", "pwned-env"],
+    ["timeout", "5", "touch", "pwned-timeout"],
+    ["perl", "-e", "open(F, '>pwned-perl')"],
+]
+PLAIN: list[tuple[list[str], str]] = [
+    (["git", "log", "--format=%s", "-1"], "[core]"),
+    (["git", "config", "--get", "alias.hostile"], "!touch pwned-alias"),
+    (["make", "all"], "word=plain"),
+    (["sed", "-n", "1p", "Makefile"], "WORD = plain"),
+    (["awk", "/WORD|nothing/ { print $3 }", "Makefile"], "plain"),
+    (["sh", "script.sh"], "script ran"),
+    (["find", ".", "-name", "Makefile"], "./Makefile"),
+]
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    """A git repository with one commit whose message is git config text, an alias its
+    own config defines, a bare repository kept as files, a Makefile and a tar file."""
+    root = tmp_path / "project"
+    root.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.invalid",
+           "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.invalid"}  # fmt: skip
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "alias.hostile", "!touch pwned-alias")
+    (root / "Makefile").write_text("WORD = plain\nall:\n\t@echo word=$(WORD)\n")
+    (root / "script.sh").write_text("echo script ran\n")
+    (root / "evil.sh").write_text("touch pwned-make-shell\n")
+    git("add", "Makefile", "script.sh")
+    git("commit", "-q", "-m", "[core]\n\tfsmonitor = touch pwned-committed")
+    bare = root / "bare.git"
+    for folder in ("objects", "refs"):
+        (bare / folder).mkdir(parents=True)
+    (bare / "HEAD").write_text("ref: refs/heads/main\n")
+    (bare / "config").write_text("[core]\n\tfsmonitor = touch pwned-bare\n")
+    subprocess.run(["tar", "-cf", "a.tar", "Makefile"], cwd=root, check=True)
+    return root
+
+
+def _calls(commands: list[list[str]]) -> list[bytes]:
+    opening: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "adversary", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]  # fmt: skip
+    calls = [
+        {"jsonrpc": "2.0", "id": n, "method": "tools/call",
+         "params": {"name": "run_command", "arguments": {"command": command}}}
+        for n, command in enumerate(commands, 1)
+    ]  # fmt: skip
+    return [json.dumps(message).encode() + b"\n" for message in [*opening, *calls]]
+
+
+def _serve(root: Path, commands: list[list[str]]) -> dict[int, dict[str, Any]]:
+    """Each call's result, stdin kept open until all are answered (its end stops the
+    commands still running)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env["AGENTOUT_SPILL_DIR"] = str(root.parent / "spill")
+    allowed = ",".join([*PRESENT, PYTHON])
+    server = subprocess.Popen(
+        [*SERVE, "--root", str(root), "--allow-commands", allowed],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=root,
+    )
+    assert server.stdin is not None
+    assert server.stdout is not None
+    results: dict[int, dict[str, Any]] = {}
+    try:
+        server.stdin.write(b"".join(_calls(commands)))
+        server.stdin.flush()
+        while len(results) < len(commands):
+            line = server.stdout.readline()
+            assert line, "the server ended before answering every call"
+            reply = json.loads(line)
+            if reply.get("id"):
+                results[reply["id"]] = reply["result"]
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        server.stdout.close()
+    return results
+
+
+def test_every_attack_is_refused_and_nothing_runs(repository: Path) -> None:
+    attacks = [command for command in ATTACKS if command[0] in PRESENT or command[0] == PYTHON]
+    results = _serve(repository, attacks)
+    for n, command in enumerate(attacks, 1):
+        text = results[n]["content"][0]["text"]
+        # refused by agentout, or (GNU sed) by the sandbox agentout turned on
+        refused = results[n]["isError"] is True and "--allow-commands" in text
+        assert refused or "commands disabled in sandbox mode" in text, (command, text)
+    left = sorted(p.name for p in repository.parent.rglob("pwned-*"))
+    assert left == []
+    assert not (repository / "f").exists()
+    assert "fsmonitor" not in (repository / ".git" / "config").read_text()
+
+
+def test_the_programs_still_do_their_work(repository: Path) -> None:
+    plain = [(command, shown) for command, shown in PLAIN if command[0] in PRESENT]
+    results = _serve(repository, [command for command, _ in plain])
+    for n, (command, shown) in enumerate(plain, 1):
+        text = results[n]["content"][0]["text"]
+        assert results[n]["isError"] is False, (command, text)
+        assert shown in text, (command, text)
+    assert sorted(p.name for p in repository.parent.rglob("pwned-*")) == []
