@@ -170,18 +170,26 @@ def _started_with_rule_flags(proc: str | os.PathLike[str], depth: int = 8) -> bo
 
 
 def edits(
-    *, scope: str, home: Path, project: Path, agentout: Sequence[str], ledger: bool = True
+    *,
+    scope: str,
+    home: Path,
+    project: Path,
+    agentout: Sequence[str],
+    ledger: bool = True,
+    server: Sequence[str] | None = None,
 ) -> list[Edit]:
     """The hooks (``settings.local.json`` of the project, or the user's ``settings.json``):
     ``PreToolUse`` for ``Bash``, ``PostToolUse`` for ``Bash`` and every MCP tool,
     ``PreCompact`` and ``SessionStart`` after a compaction (the session's outputs are
     forgotten); the MCP server (``.mcp.json``, or ``~/.claude.json``), the instructions
     (``CLAUDE.md``), and with ``ledger=False`` the ``env`` entry that turns the ledger
-    off."""
+    off. ``server``: how a file the team shares (the project's ``.mcp.json``) starts the
+    MCP server, so that it works on every machine (default: ``agentout``)."""
     from agentout.agents._common import instructions, mcp_server
     from agentout.agents._install import JsonEntry, JsonHook, TextBlock
 
     head = shlex.join(agentout)
+    started = agentout if scope == "global" or server is None else server
     if scope == "global":
         settings, servers, notes = (
             home / ".claude" / "settings.json",
@@ -196,7 +204,13 @@ def edits(
         JsonHook(settings, "PostToolUse", POST_MATCHER, f"{head} hook claude", " hook claude"),
         JsonHook(settings, "PreCompact", "*", f"{head} hook claude", " hook claude"),
         JsonHook(settings, "SessionStart", "compact", f"{head} hook claude", " hook claude"),
-        JsonEntry(servers, ("mcpServers",), "agentout", {"type": "stdio", **mcp_server(agentout)}),
+        JsonEntry(
+            servers,
+            ("mcpServers",),
+            "agentout",
+            {"type": "stdio", **mcp_server(started)},
+            loose=True,
+        ),
         TextBlock(notes, instructions()),
     ]
     if not ledger:
@@ -208,5 +222,11 @@ def check(agentout: Sequence[str]) -> str | None:
     """Run the installed hook on a harmless payload: None if it answers as a hook must."""
     from agentout.agents._common import check_hook
 
-    payload = {"tool_name": "Bash", "permission_mode": "default", "tool_input": {"command": "true"}}
-    return check_hook(agentout, "claude", payload, b"")
+    before = {"tool_name": "Bash", "permission_mode": "default", "tool_input": {"command": "true"}}
+    after = {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "echo ok"},
+        "tool_response": {"stdout": "ok", "stderr": "", "interrupted": False},
+    }
+    return check_hook(agentout, "claude", before, b"") or check_hook(agentout, "claude", after, b"")

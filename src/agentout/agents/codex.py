@@ -17,7 +17,13 @@ __all__ = ["edits"]
 
 
 def edits(
-    *, scope: str, home: Path, project: Path, agentout: Sequence[str], ledger: bool = True
+    *,
+    scope: str,
+    home: Path,
+    project: Path,
+    agentout: Sequence[str],
+    ledger: bool = True,
+    server: Sequence[str] | None = None,
 ) -> list[Edit]:
     server = (
         "[mcp_servers.agentout]",

@@ -17,14 +17,21 @@ __all__ = ["edits"]
 
 
 def edits(
-    *, scope: str, home: Path, project: Path, agentout: Sequence[str], ledger: bool = True
+    *,
+    scope: str,
+    home: Path,
+    project: Path,
+    agentout: Sequence[str],
+    ledger: bool = True,
+    server: Sequence[str] | None = None,
 ) -> list[Edit]:
     if scope == "global":
         config, notes = home / ".config" / "opencode" / "opencode.json", None
     else:
         config, notes = project / "opencode.json", project / "AGENTS.md"
-    server = {"type": "local", "command": [*agentout, "serve"], "enabled": True}
-    wanted: list[Edit] = [JsonEntry(config, ("mcp",), "agentout", server)]
+    started = agentout if scope == "global" or server is None else server
+    entry = {"type": "local", "command": [*started, "serve"], "enabled": True}
+    wanted: list[Edit] = [JsonEntry(config, ("mcp",), "agentout", entry, loose=True)]
     if notes is not None:
         wanted.append(TextBlock(notes, instructions()))
     return wanted
