@@ -497,3 +497,34 @@ def test_hook_module_answers_post_bash(repo: Path) -> None:
 def test_bad_payload_is_its_own_error() -> None:
     with pytest.raises(BadPayload):
         answer_of({"tool_name": "Bash", "tool_input": {"command": "x"}, "tool_response": []})
+
+
+# -- markers the agent can run -----------------------------------------------------------------
+
+
+def test_markers_name_the_agentout_that_answered_and_count_exactly() -> None:
+    lines = [f"{n:06d} INFO worker ok, request {n * 7919 % 100003} served" for n in range(3000)]
+    text = updated(answer_of(payload("./serve.sh", "\n".join(lines))))["stdout"]
+    closing = text.rsplit("\n", 1)[-1]
+    assert closing.startswith("[agentout: ")
+    assert " · /opt/agentout/bin/agentout show " in closing
+    assert "· agentout show" not in text
+    tokens = int(closing.split("tokens=", 1)[1].split()[0])
+    assert tokens == count(text)
+
+
+def test_show_command_is_plain_agentout_when_that_is_this_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentout.agents._markers import show_command
+
+    script = tmp_path / "bin" / "agentout"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{script.parent}:/usr/bin")
+    assert show_command([str(script)]) == "agentout"
+    assert show_command(["/elsewhere/agentout"]) == "/elsewhere/agentout"
+    assert show_command(["/usr/bin/python3", "-m", "agentout"]) == "/usr/bin/python3 -m agentout"
+    monkeypatch.setenv("PATH", "/usr/bin")
+    assert show_command([str(script)]) == str(script)

@@ -40,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import os
 
+from agentout.agents._markers import show_command, with_command
 from agentout.agents._routing import truthy
 
 TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
@@ -228,31 +229,36 @@ def decide(
     if output_setting is None and (size is None or size > _SETTING_MIN):
         output_setting = _output_setting(payload, env)  # no limit is under _SETTING_MIN
     limit = inline_limit(env, output_setting)
-    done = _deliver(pieces, _argv(script, command), limit, settings, store)
-    if done is None:
+    read = _Read(pieces, limit, store)
+    if read.capture.size == 0:
+        read.capture.discard()
         return None
-    delivery, reduced, digest, original_chars, redacted = done
+    argv = _argv(script, command)
+    delivery = read.deliver(argv, limit, settings)
     secrets = delivery.secrets
-    unchanged = delivery.form == "whole" and not secrets  # the model reads it as printed
-    text = None if unchanged else reduced
-    head = _runnable(agentout)
-    if text is not None and delivery.ref is not None:
-        text = _runnable_markers(text, delivery, head)
+    text = None
+    if delivery.form != "whole" or secrets:  # else the model reads it as printed
+        head = show_command(agentout)
+        text = _named(delivery, head, settings)
+        if len(text) > limit:  # the longer command took more room than the budget had
+            delivery = read.deliver(argv, 2 * limit - len(text) - 16, settings)
+            text = _named(delivery, head, settings)
     ref = delivery.ref
     session = payload.get("session_id")
     if settings["dedupe"] and isinstance(session, str) and session:
         from agentout.agents._seen import Seen
 
         seen = Seen(session, seen_folder)
-        earlier = seen.get(digest)
+        earlier = seen.get(read.digest)
         if earlier is not None:
-            repeat = _repeat(earlier, text, redacted, response, ref, head, settings, store)
+            shown = text if text is not None else response["stdout"]
+            repeat = _repeat(earlier, shown, read, ref, show_command(agentout), settings, store)
             if repeat is not None:
                 text, ref = repeat
-        seen.add(digest, _entry(payload, command, ref))
+        seen.add(read.digest, _entry(payload, command, ref))
     if text is None:
         return None
-    if not secrets and len(text) >= original_chars:
+    if not secrets and len(text) >= read.chars:
         return None  # never more than the output (cannot happen; checked, not assumed)
     stderr = response["stderr"]
     if stderr:
@@ -261,53 +267,63 @@ def decide(
     updated = {k: v for k, v in response.items() if k not in _DROPPED}
     updated["stdout"] = text
     updated["stderr"] = stderr
-    _record(command, text, delivery, ref, redacted, secrets, time.monotonic() - started)
+    _record(command, text, ref, read.redacted, secrets, time.monotonic() - started)
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": updated}}
 
 
-def _deliver(
-    pieces: Iterator[bytes],
-    argv: Sequence[str],
-    limit: int,
-    settings: Mapping[str, Any],
-    store: Any,
-) -> tuple[Any, str, str, int, bytes | None] | None:
-    """(the delivery, its text, the output's SHA-256, the output's length (characters when
-    small, else bytes), the output with its secrets hidden when it is small), or None for
-    an empty output."""
-    from agentout.deliver.text import TextSettings, deliver_output
-    from agentout.reducers import find
-    from agentout.store.capture import Capture
+class _Read:
+    """The output read once: into a ``Capture`` (secrets hidden as it arrives; the store
+    past ``limit`` bytes), its SHA-256 (of the bytes as printed), its length (characters
+    when small, else bytes: at least as many), and, when small, its bytes redacted."""
 
-    redactor = _redactor()
-    stream = redactor.stream() if redactor is not None else None
-    capture = Capture(threshold=limit, store=store, filters=(stream,) if stream else ())
-    hasher = hashlib.sha256()
-    size = 0
-    for piece in pieces:
-        hasher.update(piece)
-        size += len(piece)
-        capture.feed(piece)
-    capture.close()
-    if capture.size == 0:
-        capture.discard()
-        return None
-    redacted = capture.whole(limit)
-    header: dict[str, Any] = {"exit": 0}
-    if stream is not None and stream.found.total:
-        header["secrets"] = stream.found.total
-    text_settings = TextSettings(
-        limit,
-        max_tokens=settings["max_tokens"],
-        max_chars=limit,
-        tokenizer=settings["tokenizer"],
-    )
-    delivery = deliver_output(
-        capture, text_settings, argv=argv, exit_status=0, header=header, reducer=find(argv)
-    )
-    if redacted is not None:  # small: its characters; else its bytes, at least as many
-        size = len(redacted.decode("utf-8", "replace"))
-    return delivery, delivery.text.rstrip("\n"), hasher.hexdigest(), size, redacted
+    def __init__(self, pieces: Iterator[bytes], limit: int, store: Any) -> None:
+        from agentout.store.capture import Capture
+
+        redactor = _redactor()
+        self.stream = redactor.stream() if redactor is not None else None
+        filters = (self.stream,) if self.stream is not None else ()
+        self.capture = Capture(threshold=limit, store=store, filters=filters)
+        hasher = hashlib.sha256()
+        size = 0
+        for piece in pieces:
+            hasher.update(piece)
+            size += len(piece)
+            self.capture.feed(piece)
+        self.capture.close()
+        self.digest = hasher.hexdigest()
+        self.redacted = self.capture.whole(limit)
+        self.chars = size
+        if self.redacted is not None:
+            self.chars = len(self.redacted.decode("utf-8", "replace"))
+
+    def deliver(self, argv: Sequence[str], chars: int, settings: Mapping[str, Any]) -> Any:
+        """``agentout run``'s delivery of the output, within ``chars`` characters."""
+        from agentout.deliver.text import TextSettings, deliver_output
+        from agentout.reducers import find
+
+        header: dict[str, Any] = {"exit": 0}
+        if self.stream is not None and self.stream.found.total:
+            header["secrets"] = self.stream.found.total
+        chars = max(chars, 1)
+        budget = TextSettings(
+            chars,
+            max_tokens=settings["max_tokens"],
+            max_chars=chars,
+            tokenizer=settings["tokenizer"],
+        )
+        return deliver_output(
+            self.capture, budget, argv=argv, exit_status=0, header=header, reducer=find(argv)
+        )
+
+
+def _named(delivery: Any, head: str, settings: Mapping[str, Any]) -> str:
+    """The delivery's text, its markers naming ``head show REF``."""
+    text = str(delivery.text).rstrip("\n")
+    if delivery.ref is None:
+        return text
+    from agentout.deliver.text import short_ref
+
+    return with_command(text, short_ref(delivery.ref), head, settings["tokenizer"])
 
 
 def _redactor() -> Any:
@@ -332,49 +348,21 @@ def _output_setting(payload: Mapping[str, Any], environ: Mapping[str, str]) -> A
     return project_rules(payload, environ).output_chars
 
 
-def _runnable(agentout: Sequence[str] | None) -> str:
-    """The command that starts this agentout in the agent's shell: the absolute path the
-    hook was started by, or this Python with ``-m agentout`` (``agentout`` may not be on
-    that shell's PATH)."""
-    import shlex
-
-    from agentout.agents._routing import agentout_command
-
-    return shlex.join(agentout_command() if agentout is None else agentout)
-
-
-def _runnable_markers(text: str, delivery: Any, head: str) -> str:
-    """The delivery's markers and closing line, naming ``head show REF`` for its own
-    reference only (a line of the output that says ``agentout show`` is left alone)."""
-    if head == "agentout":
-        return text
-    from agentout.deliver.text import short_ref
-
-    ref = short_ref(delivery.ref)
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if line.startswith("[") and line.endswith("]") and f"agentout show {ref}" in line:
-            lines[index] = line.replace(f"agentout show {ref}", f"{head} show {ref}")
-    return "\n".join(lines)
-
-
 def _repeat(
     earlier: Mapping[str, Any],
-    text: str | None,
-    redacted: bytes | None,
-    response: Mapping[str, Any],
+    shown: str,
+    read: _Read,
     ref: Any,
     head: str,
     settings: Mapping[str, Any],
     store: Any,
 ) -> tuple[str, Any] | None:
     """(the one line that names the earlier call, the stored copy) when it saves at least
-    ``REPEAT_SAVES`` tokens over what the model would read; else None."""
-    shown = text if text is not None else response["stdout"]
+    ``REPEAT_SAVES`` tokens over ``shown``, what the model would read; else None."""
     if len(shown.encode("utf-8", "surrogatepass")) < REPEAT_SAVES:
         return None  # a token is at least one byte: it cannot save enough
     if ref is None:
-        ref = _store(redacted, store)
+        ref = _store(read.redacted, store)
         if ref is None:
             return None
     from agentout.deliver.text import short_ref
@@ -424,13 +412,7 @@ def _entry(payload: Mapping[str, Any], command: str, ref: Any) -> dict[str, Any]
 
 
 def _record(
-    command: str,
-    text: str,
-    delivery: Any,
-    ref: Any,
-    redacted: bytes | None,
-    secrets: int,
-    duration: float,
+    command: str, text: str, ref: Any, redacted: bytes | None, secrets: int, duration: float
 ) -> None:
     """One ledger row, as ``agentout run`` writes one: the tokens of the whole output
     (from the store, or as read, secrets hidden) against those of the answer."""

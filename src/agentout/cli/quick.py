@@ -129,17 +129,19 @@ def deliver(
         if done.delivery.warning:
             sys.stderr.write(f"agentout: warning: {done.delivery.warning}\n")
         packed = done.delivery.packed
+        text = done.delivery.text
         try:
             if packed is not None and packed.format == "text":
                 from agentout.cli._options import echo_packed
 
                 echo_packed(packed)
             else:
-                sys.stdout.write(done.delivery.text)
+                text = _runnable(text, done.delivery, tokenizer)
+                sys.stdout.write(text)
             sys.stdout.flush()
         except BrokenPipeError:
             sys.stderr.close()
-        _record(command, shell, done, tokenizer)
+        _record(command, shell, done, text, tokenizer)
         sys.exit(done.outcome.exit_status)
 
 
@@ -154,8 +156,24 @@ def _uploads_deferred() -> contextlib.AbstractContextManager[None]:
     return deferred_uploads()
 
 
-def _record(command: Sequence[str], shell: bool, done: Any, tokenizer: str | None) -> None:
-    """One row in the savings ledger (``agentout.ledger.book``), counted after we answered."""
+def _runnable(text: str, delivery: Any, tokenizer: str | None) -> str:
+    """The markers naming the agentout that ran, when it was started by a path (as the
+    hooks' rewrites start it) and ``agentout`` on PATH is not that one: the agent's shell
+    can then run what they say (``agentout.agents._markers``)."""
+    script = sys.argv[0] if sys.argv else ""
+    if delivery.ref is None or os.path.basename(script) != "agentout":
+        return text
+    from agentout.agents._markers import show_command, with_command
+    from agentout.deliver.text import short_ref
+
+    return with_command(text, short_ref(delivery.ref), show_command(), tokenizer)
+
+
+def _record(
+    command: Sequence[str], shell: bool, done: Any, text: str, tokenizer: str | None
+) -> None:
+    """One row in the savings ledger (``agentout.ledger.book``), counted after we answered:
+    ``text``, what was printed."""
     from agentout.ledger import book as ledger
 
     if not ledger.enabled():
@@ -163,12 +181,12 @@ def _record(command: Sequence[str], shell: bool, done: Any, tokenizer: str | Non
     delivery, outcome = done.delivery, done.outcome
     raw_path = str(delivery.ref.path) if delivery.ref is not None else None
     raw = None
-    if raw_path is None and delivery.form == "whole":
+    if raw_path is None and delivery.form == "whole" and not _reduced_inside(command, shell):
         raw = delivery.text  # as printed: the raw output (and at most the [exit N] line)
     ledger.record_later(
         tool="run",
         command=command[0] if shell else " ".join(command),
-        delivered=delivery.text,
+        delivered=text,
         raw=raw,
         raw_path=raw_path,
         tokenizer=tokenizer,
@@ -176,6 +194,17 @@ def _record(command: Sequence[str], shell: bool, done: Any, tokenizer: str | Non
         exit_status=outcome.exit_status,
         secrets=delivery.secrets,
     )
+
+
+def _reduced_inside(command: Sequence[str], shell: bool) -> bool:
+    """Whether a task runner's recipe lines were each reduced by agentout (make, just,
+    npm...): what was printed whole is then not the raw output, whose size is not known
+    here, so the ledger says so (None) rather than count the reduced text as raw."""
+    if shell or not command:
+        return False
+    from agentout.sources.tasks import RUNNERS, enabled
+
+    return os.path.basename(command[0]) in RUNNERS and enabled()
 
 
 class _Heartbeat:
