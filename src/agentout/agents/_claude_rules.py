@@ -108,6 +108,16 @@ class RuleSet:
             for segment in script.segments
         )
 
+    def with_allow(self, *specs: str) -> RuleSet:
+        """A copy with ``Bash(SPEC)`` allow rules added (``agentout discover`` asks which
+        rule would let a command be routed)."""
+        copy = RuleSet()
+        copy.deny, copy.ask = list(self.deny), list(self.ask)
+        copy.allow = [*self.allow, *(_Rule("Bash", spec) for spec in specs)]
+        copy.broken, copy.file_rules, copy.unknown = self.broken, self.file_rules, self.unknown
+        copy.output_chars = self.output_chars
+        return copy
+
     def names(self, segment: Segment) -> bool:
         """Whether an allow rule names this part's program itself, as written, not through
         a wildcard (``Bash(python3 build.py)``, ``Bash(./gradlew *)``, ``Bash(make:*)``),

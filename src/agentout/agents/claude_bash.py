@@ -55,6 +55,7 @@ __all__ = [
     "MAX_OUTPUT",
     "REPEAT_SAVES",
     "BadPayload",
+    "argv_of",
     "decide",
     "inline_limit",
     "shell_settings",
@@ -155,7 +156,7 @@ def _runs_agentout(script: Script | None, command: str) -> bool:
     return False
 
 
-def _argv(script: Script | None, command: str) -> tuple[str, ...]:
+def argv_of(script: Script | None, command: str) -> tuple[str, ...]:
     """The words whose reducer reads the output: one command's, else ``bash -c``'s (no
     reducer: the generic digest), as ``agentout run --shell`` reads it."""
     if script is not None and script.plain and not script.operators and script.segments:
@@ -189,13 +190,14 @@ def decide(
     store: Any = None,
     seen_folder: str | None = None,
     output_setting: Any = None,
+    record: bool = True,
 ) -> dict[str, Any] | None:
     """The hook's answer to one ``PostToolUse`` payload of ``Bash``, or None for none.
 
     Raises ``BadPayload`` for a payload of another shape, ``InputError`` for a bad config
     and ``OSError`` for a persisted output that cannot be read (the hook then answers
     nothing and says why). ``output_setting``: Claude Code's ``bashOutputMaxChars`` (None:
-    read from its settings files).
+    read from its settings files); ``record``: write the ledger row (``discover`` does not).
     """
     import time
 
@@ -233,7 +235,7 @@ def decide(
     if read.capture.size == 0:
         read.capture.discard()
         return None
-    argv = _argv(script, command)
+    argv = argv_of(script, command)
     delivery = read.deliver(argv, limit, settings)
     secrets = delivery.secrets
     text = None
@@ -267,7 +269,8 @@ def decide(
     updated = {k: v for k, v in response.items() if k not in _DROPPED}
     updated["stdout"] = text
     updated["stderr"] = stderr
-    _record(command, text, ref, read.redacted, secrets, time.monotonic() - started)
+    if record:
+        _record(command, text, ref, read.redacted, secrets, time.monotonic() - started)
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": updated}}
 
 
