@@ -8,6 +8,7 @@ Three kinds of edit, each idempotent and each reversible exactly:
 - ``JsonHook``: one hook in a Claude-Code-style ``hooks.EVENT`` list, recognised by its
   command (``... hook AGENT``); other hooks are never touched.
 - ``TextBlock``: at most a few lines between two marker lines in a Markdown or TOML file.
+- ``OwnedFile``: a whole file of agentout's (an OpenCode plugin), known by its first line.
 
 Before a file that exists is first changed, a copy is kept in agentout's data directory
 (``agentout.agents._installs``: never in the repository, never overwritten). Writes are
@@ -30,9 +31,10 @@ from typing import Any
 from agentout.agents import _installs
 from agentout.errors import InputError
 
-__all__ = ["Edit", "JsonEntry", "JsonHook", "TextBlock", "apply", "state", "target"]
+__all__ = ["Edit", "JsonEntry", "JsonHook", "OwnedFile", "TextBlock", "apply", "state", "target"]
 
 _MAX_FILE = 16 << 20  # an agent's settings file; past this it is refused, not read
+_CONFIG_FOLDERS = ("rules", "opencode", "plugins")  # made by init, removed when left empty
 # Files this process created: a second edit of one (two hooks in one settings file) has
 # nothing of the user's to back up.
 _CREATED: set[Path] = set()
@@ -86,7 +88,23 @@ class TextBlock:
         return f"{self.comment[0]}agentout:end{self.comment[1]}"
 
 
-Edit = JsonEntry | JsonHook | TextBlock
+@dataclass(frozen=True)
+class OwnedFile:
+    """A whole file that is agentout's (a plugin): its first line says so (``first``)."""
+
+    path: Path
+    text: str
+    what: str
+
+    def describe(self) -> str:
+        return f"{self.path}: {self.what}"
+
+    @property
+    def first(self) -> str:
+        return self.text.split("\n", 1)[0]
+
+
+Edit = JsonEntry | JsonHook | TextBlock | OwnedFile
 
 
 def target(edit: Edit) -> tuple[str, ...]:
@@ -95,6 +113,8 @@ def target(edit: Edit) -> tuple[str, ...]:
     where = os.path.abspath(edit.path)
     if isinstance(edit, TextBlock):
         return (where, "block")
+    if isinstance(edit, OwnedFile):
+        return (where, "file")
     if isinstance(edit, JsonEntry):
         return (where, *edit.keys, edit.name)
     return (where, "hooks", edit.event, edit.marker)
@@ -177,7 +197,9 @@ def _remove_empty_parents(directory: Path, levels: int = 2) -> None:
     """A configuration directory (``.claude``, ``.cursor/rules``...) left empty goes too:
     init made it, there is nothing of the user's in it."""
     for _ in range(levels):
-        if not (directory.name.startswith(".") or directory.name in ("rules", "opencode")):
+        if not (
+            directory.name.startswith(".") or directory.name in ("rules", "opencode", "plugins")
+        ):
             return
         try:
             directory.rmdir()
@@ -247,6 +269,11 @@ def _ours(hook: Any, marker: str) -> bool:
 
 def state(edit: Edit) -> str:
     """ "installed", "absent" or "different" (an entry of that name that is not ours)."""
+    if isinstance(edit, OwnedFile):
+        text = _read_text(edit.path)
+        if text is None:
+            return "absent"
+        return "installed" if text == edit.text else "different"
     if isinstance(edit, TextBlock):
         text = _read_text(edit.path)
         if text is None:
@@ -278,6 +305,8 @@ def apply(edit: Edit, *, remove: bool = False) -> bool:
     """Install (or remove) one edit; True if a file changed."""
     if isinstance(edit, TextBlock):
         return _apply_text(edit, remove)
+    if isinstance(edit, OwnedFile):
+        return _apply_file(edit, remove)
     original = _read_text(edit.path)
     data = _read_json(edit.path)
     if data is None and remove:
@@ -361,4 +390,21 @@ def _apply_text(edit: TextBlock, remove: bool) -> bool:
     else:
         new = text.rstrip("\n") + ("\n\n" if text.strip() else "") + wanted + "\n"
     _write(edit.path, new)
+    return True
+
+
+def _apply_file(edit: OwnedFile, remove: bool) -> bool:
+    """Write the file, or remove it; a file of that name that is not agentout's (its first
+    line is not ``edit.first``) is never touched."""
+    text = _read_text(edit.path)
+    if text is not None and text.split("\n", 1)[0] != edit.first:
+        raise InputError("not agentout's file (its first line differs); left alone", str(edit.path))
+    if remove:
+        if text is None:
+            return False
+        _write(edit.path, None, removing=True)
+        return True
+    if text == edit.text:
+        return False
+    _write(edit.path, edit.text)
     return True

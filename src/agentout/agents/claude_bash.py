@@ -191,6 +191,8 @@ def decide(
     seen_folder: str | None = None,
     output_setting: Any = None,
     record: bool = True,
+    limit: int | None = None,
+    exit_status: int = 0,
 ) -> dict[str, Any] | None:
     """The hook's answer to one ``PostToolUse`` payload of ``Bash``, or None for none.
 
@@ -198,6 +200,8 @@ def decide(
     and ``OSError`` for a persisted output that cannot be read (the hook then answers
     nothing and says why). ``output_setting``: Claude Code's ``bashOutputMaxChars`` (None:
     read from its settings files); ``record``: write the ledger row (``discover`` does not).
+    ``limit`` and ``exit_status``: another agent's inline limit, and the command's status
+    when that agent hands over failed commands too (OpenCode).
     """
     import time
 
@@ -228,22 +232,23 @@ def decide(
     pieces, size = _pieces(response)
     if size is not None and not response["stdout"].strip():
         return None
-    if output_setting is None and (size is None or size > _SETTING_MIN):
-        output_setting = _output_setting(payload, env)  # no limit is under _SETTING_MIN
-    limit = inline_limit(env, output_setting)
+    if limit is None:
+        if output_setting is None and (size is None or size > _SETTING_MIN):
+            output_setting = _output_setting(payload, env)  # no limit is under _SETTING_MIN
+        limit = inline_limit(env, output_setting)
     read = _Read(pieces, limit, store)
     if read.capture.size == 0:
         read.capture.discard()
         return None
     argv = argv_of(script, command)
-    delivery = read.deliver(argv, limit, settings)
+    delivery = read.deliver(argv, limit, settings, exit_status)
     secrets = delivery.secrets
     text = None
     if delivery.form != "whole" or secrets:  # else the model reads it as printed
         head = show_command(agentout)
         text = _named(delivery, head, settings)
         if len(text) > limit:  # the longer command took more room than the budget had
-            delivery = read.deliver(argv, 2 * limit - len(text) - 16, settings)
+            delivery = read.deliver(argv, 2 * limit - len(text) - 16, settings, exit_status)
             text = _named(delivery, head, settings)
     ref = delivery.ref
     session = payload.get("session_id")
@@ -270,7 +275,8 @@ def decide(
     updated["stdout"] = text
     updated["stderr"] = stderr
     if record:
-        _record(command, text, ref, read.redacted, secrets, time.monotonic() - started)
+        took = time.monotonic() - started
+        _record(command, text, ref, read.redacted, secrets, took, exit_status)
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": updated}}
 
 
@@ -299,12 +305,14 @@ class _Read:
         if self.redacted is not None:
             self.chars = len(self.redacted.decode("utf-8", "replace"))
 
-    def deliver(self, argv: Sequence[str], chars: int, settings: Mapping[str, Any]) -> Any:
+    def deliver(
+        self, argv: Sequence[str], chars: int, settings: Mapping[str, Any], status: int = 0
+    ) -> Any:
         """``agentout run``'s delivery of the output, within ``chars`` characters."""
         from agentout.deliver.text import TextSettings, deliver_output
         from agentout.reducers import find
 
-        header: dict[str, Any] = {"exit": 0}
+        header: dict[str, Any] = {"exit": status}
         if self.stream is not None and self.stream.found.total:
             header["secrets"] = self.stream.found.total
         chars = max(chars, 1)
@@ -315,7 +323,7 @@ class _Read:
             tokenizer=settings["tokenizer"],
         )
         return deliver_output(
-            self.capture, budget, argv=argv, exit_status=0, header=header, reducer=find(argv)
+            self.capture, budget, argv=argv, exit_status=status, header=header, reducer=find(argv)
         )
 
 
@@ -415,7 +423,13 @@ def _entry(payload: Mapping[str, Any], command: str, ref: Any) -> dict[str, Any]
 
 
 def _record(
-    command: str, text: str, ref: Any, redacted: bytes | None, secrets: int, duration: float
+    command: str,
+    text: str,
+    ref: Any,
+    redacted: bytes | None,
+    secrets: int,
+    duration: float,
+    status: int,
 ) -> None:
     """One ledger row, as ``agentout run`` writes one: the tokens of the whole output
     (from the store, or as read, secrets hidden) against those of the answer."""
@@ -434,6 +448,6 @@ def _record(
         raw=raw,
         raw_path=raw_path,
         duration=duration,
-        exit_status=0,
+        exit_status=status,
         secrets=secrets,
     )

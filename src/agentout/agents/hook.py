@@ -9,7 +9,9 @@ budget), and ``PreCompact`` / ``SessionStart`` after a compaction (what the sess
 shown is forgotten; nothing printed). ``gemini`` is Gemini CLI's ``AfterTool`` hook
 (``agentout.agents.gemini_shell``, ``gemini_mcp``): it sees a command after it ran and
 may only shrink its output; "nothing" is ``{}`` there (Gemini reads a hook's stderr as
-its answer when stdout is empty).
+its answer when stdout is empty). ``codex`` is Codex's ``PreToolUse`` of its shell tool
+(``agentout.agents.codex``: what its execpolicy rules allow, routed); ``opencode`` is
+the call of agentout's OpenCode plugin after its bash tool (``agentout.agents.opencode``).
 
 Fail-open by construction: whatever goes wrong (bad JSON, no command, a payload over its
 limit, an unknown tool, a bad config or settings file, a crash, more than the time
@@ -45,13 +47,19 @@ MAX_PAYLOAD = 1 << 20  # a Bash payload is a command and a few fields
 MAX_POST_PAYLOAD = 64 << 20  # a PostToolUse payload holds a tool's result: megabytes
 # What is read of stdin, per agent: Claude's payload may be a PostToolUse result (its
 # Bash payloads are held to MAX_PAYLOAD once parsed); Gemini's AfterTool holds the output.
-MAX_PAYLOADS = {"claude": MAX_POST_PAYLOAD, "gemini": 8 << 20}
+MAX_PAYLOADS = {"claude": MAX_POST_PAYLOAD, "gemini": 8 << 20, "opencode": MAX_POST_PAYLOAD}
 TIME_LIMIT = 2.0
-TIME_LIMITS = {"gemini": 5.0}  # after the command: it reduces the output, as agentout run does
+# After the command: the output is reduced, as agentout run reduces it.
+TIME_LIMITS = {"gemini": 5.0, "opencode": 8.0}
 POST_TIME_LIMIT = 8.0  # fitting a large MCP result; the hook entry allows 10 s
-_SHELL_TOOLS = {"claude": {"Bash"}, "gemini": {"run_shell_command"}}
+_SHELL_TOOLS = {
+    "claude": {"Bash"},
+    "codex": {"Bash"},
+    "gemini": {"run_shell_command"},
+    "opencode": {"bash"},
+}
 _MCP_TOOLS = {"gemini": "mcp_"}  # the prefix of an MCP server's tools (AfterTool: their result)
-_EVENTS = {"gemini": "AfterTool"}
+_EVENTS = {"gemini": "AfterTool", "opencode": "PostToolUse"}
 _NOTHING = {"gemini": "{}\n"}
 _POST = {"claude"}
 _COMPACTING = ("PreCompact", "SessionStart")
@@ -86,9 +94,31 @@ def _gemini(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     return gemini_shell.decide(payload)
 
 
+def _codex(payload: Mapping[str, Any]) -> dict[str, Any] | None:
+    from agentout.agents.codex import decide
+
+    said: list[str] = []
+    reply = decide(payload, report=said.append)
+    if said:
+        raise _Unanswered(said[0])
+    return reply
+
+
+def _opencode(payload: Mapping[str, Any]) -> dict[str, Any] | None:
+    from agentout.agents import claude_bash, opencode
+    from agentout.errors import InputError
+
+    try:
+        return opencode.decide(payload)
+    except (claude_bash.BadPayload, InputError, OSError) as exc:
+        raise _Unanswered(f"{exc}; nothing changed") from None
+
+
 AGENTS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]] = {
     "claude": _claude,
+    "codex": _codex,
     "gemini": _gemini,
+    "opencode": _opencode,
 }
 
 
