@@ -142,6 +142,19 @@ def _response(payload: Mapping[str, Any]) -> dict[str, Any]:
     return response
 
 
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _./:@%+,-")
+
+
+def _parsed(command: str) -> Script | None:
+    """The command's structure: words split at spaces when it holds nothing else a shell
+    reads (most commands: no parser loaded), else tree-sitter's reading."""
+    from agentout.agents._shell import Script, Segment, analyse
+
+    if command.strip() and all(char in _WORD_CHARS for char in command):
+        return Script(command, (Segment(command, tuple(command.split())),), True)
+    return analyse(command) if len(command) <= 100_000 else None
+
+
 def _runs_agentout(script: Script | None, command: str) -> bool:
     """Whether a part of the command is agentout itself (``agentout run``, a path to it,
     ``python -m agentout``): its output is agentout's already."""
@@ -215,9 +228,7 @@ def decide(
         return None
     if response["interrupted"] or response.get("isImage") is True:
         return None
-    from agentout.agents._shell import analyse
-
-    script = analyse(command) if len(command) <= 100_000 else None
+    script = _parsed(command)
     if _runs_agentout(script, command):
         return None
     if config is None:
