@@ -242,7 +242,7 @@ def main() -> str:
         rtk = {case.name: _rtk(ws, case, env) for case in cases}
         parts = [
             "## Held-out shell corpus, as Claude Code reaches agentout",
-            (__doc__ or "").split("\n\n")[0].replace("\n", " "),
+            (__doc__ or "").split("\n\n")[0].replace("\n", " ").replace("``", "`"),
         ]
         results: dict[bool, list[Reached]] = {}
         for rules in (False, True):

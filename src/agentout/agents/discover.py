@@ -195,8 +195,10 @@ def _narrowest(words: tuple[str, ...]) -> str:
     sub = len(words) > 1 and not words[1].startswith("-")
     if sub and (name in _SUBCOMMANDS or name in ("npx", "pnpx", "bunx", "uvx")):
         return f"{words[0]} {words[1]} *"
-    if sub and name.startswith(("python", "node", "bash", "sh", "ruby", "perl")):
-        return f"{words[0]} {words[1]}" + (" *" if len(words) > 2 else "")
+    if name.startswith(("python", "node", "bash", "sh", "ruby", "perl", "deno", "bun")):
+        if sub:  # a script: that script, with any arguments
+            return f"{words[0]} {words[1]}" + (" *" if len(words) > 2 else "")
+        return " ".join(words)  # code on the command line: exactly that command
     return f"{words[0]} *"
 
 

@@ -130,7 +130,7 @@ def discover(
             "\nFailed with no hook to reduce them (an allow rule lets PreToolUse route them):"
         )
     for family in failing:
-        rules = ", ".join(sorted(family.rules)) or "no allow rule would: not a plain command"
+        rules = ", ".join(sorted(family.rules)) or "(no allow rule found that routes it)"
         calls = family.hooks["neither"]
         click.echo(f"  {family.name:24} {calls:5} calls {family.raw:>10,} tokens  {rules}")
     if found.mcp_calls:
