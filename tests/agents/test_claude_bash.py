@@ -528,3 +528,9 @@ def test_show_command_is_plain_agentout_when_that_is_this_one(
     assert show_command(["/usr/bin/python3", "-m", "agentout"]) == "/usr/bin/python3 -m agentout"
     monkeypatch.setenv("PATH", "/usr/bin")
     assert show_command([str(script)]) == str(script)
+
+
+def test_a_secret_only_in_stderr_is_hidden_too() -> None:
+    result = updated(answer_of(payload("./deploy.sh", "deployed", stderr=f"token={SECRET_VALUE}")))
+    assert result["stdout"] == "deployed"
+    assert SECRET_VALUE not in result["stderr"]

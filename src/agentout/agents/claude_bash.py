@@ -274,14 +274,14 @@ def decide(
             if repeat is not None:
                 text, ref = repeat
         seen.add(read.digest, _entry(payload, command, ref))
+    stderr, found = _redact_text(response["stderr"]) if response["stderr"] else ("", 0)
+    if text is None and found:
+        text = response["stdout"]  # as printed: only its stderr held a secret
     if text is None:
         return None
+    secrets += found
     if not secrets and len(text) >= read.chars:
         return None  # never more than the output (cannot happen; checked, not assumed)
-    stderr = response["stderr"]
-    if stderr:
-        stderr, found = _redact_text(stderr)
-        secrets += found
     updated = {k: v for k, v in response.items() if k not in _DROPPED}
     updated["stdout"] = text
     updated["stderr"] = stderr
