@@ -263,7 +263,8 @@ def decide(
             text = _named(delivery, head, settings)
     ref = delivery.ref
     session = payload.get("session_id")
-    if settings["dedupe"] and isinstance(session, str) and session:
+    worth = read.capture.size >= REPEAT_SAVES  # a token is at least one byte
+    if settings["dedupe"] and worth and isinstance(session, str) and session:
         from agentout.agents._seen import Seen
 
         seen = Seen(session, seen_folder)
