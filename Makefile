@@ -7,10 +7,15 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test lint bench clean
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	@echo "agentout: first run: building $(VENV) for agentout and its tools (about a minute, once)"
+	@echo "agentout: 1/3 $(PYTHON) -m venv $(VENV)"
+	@$(PYTHON) -m venv $(VENV)
+	@echo "agentout: 2/3 upgrading pip"
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@echo "agentout: 3/3 pip install -e '.[dev]' (agentout, its dependencies, ruff, mypy, pytest)"
+	@$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+	@echo "agentout: $(VENV) is ready ($(BIN)/agentout)"
 
 demo: $(STAMP)
 	@bash examples/demo.sh $(BIN)

@@ -1,5 +1,6 @@
 """The Claude Code hook: how long `agentout hook claude` takes to answer, against a bare
-Python (`python -c pass`) and `true`, measured side by side.
+Python (`python -c pass`) and `true`, measured side by side; and what `agentout run` adds
+to a command with a reducer (`git status`) and to one without (`true`).
 
 Each run is a fresh process fed a real ``PreToolUse`` payload on stdin, as Claude Code
 starts it before every Bash command: one the hook routes (an allowed `git log`), one it
@@ -17,7 +18,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import interleaved_children, paired_ratio, quick, ratio, seconds, table, verdict
+from _common import (
+    interleaved_children,
+    paired_ratio,
+    quick,
+    ratio,
+    rounds,
+    seconds,
+    table,
+    verdict,
+)
 
 LIMIT_SECONDS = 0.050
 _HEADERS = ["command", "wall median", "wall best", "CPU median", "÷ python -c pass (wall)"]
@@ -79,6 +89,7 @@ def main() -> str:
     ]  # fmt: skip
     hooks = [timings[name][0].median for name in names if name.startswith("hook")]
     routed = b'"updatedInput"' in answers[names[0]] and answers[names[1]] == b""
+    added = run_added(rounds(21, 5))
     return "\n\n".join(
         [
             "## Claude Code hook",
@@ -89,6 +100,64 @@ def main() -> str:
             table(_HEADERS, rows),
             f"**slowest hook case, wall median {seconds(max(hooks))} ≤ "
             f"{seconds(LIMIT_SECONDS)}: {verdict(max(hooks) <= LIMIT_SECONDS)}**",
+            added,
+        ]
+    )
+
+
+def run_added(n: int) -> str:
+    """What `agentout run -- CMD` adds to CMD's own wall time, for `git status` (a reducer
+    reads it) and `true` (none does): median over interleaved rounds of each pair's
+    difference, in a small git repository."""
+    import statistics
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as scratch:
+        repo = Path(scratch) / "repo"
+        env = {**os.environ, "HOME": scratch, "AGENTOUT_SPILL_DIR": str(Path(scratch) / "spill"),
+               "AGENTOUT_LEDGER_DB": str(Path(scratch) / "ledger.sqlite3"),
+               "GIT_CONFIG_NOSYSTEM": "1"}  # fmt: skip
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env.pop("AGENTOUT_LEDGER_SYNC", None)
+        git = ["git", "-c", "user.name=b", "-c", "user.email=b@b", "-c", "commit.gpgsign=false"]
+        subprocess.run([*git, "init", "-q", str(repo)], check=True, env=env)
+        for i in range(20):
+            (repo / f"f{i}.py").write_text(f"x = {i}\n")
+        subprocess.run([*git, "-C", str(repo), "add", "."], check=True, env=env)
+        subprocess.run([*git, "-C", str(repo), "commit", "-qm", "one"], check=True, env=env)
+        for i in range(0, 20, 3):
+            (repo / f"f{i}.py").write_text("changed\n")
+        head = agentout_command()
+        cases = {
+            "git status": (["git", "status"], b""),
+            "agentout run -- git status": ([*head, "run", "--", "git", "status"], b""),
+            "true": (["true"], b""),
+            "agentout run -- true": ([*head, "run", "--", "true"], b""),
+        }
+        here = os.getcwd()
+        os.chdir(repo)  # the children run where the repository is
+        try:
+            _, timings = interleaved_children(cases, n, env)
+        finally:
+            os.chdir(here)
+
+    def added(slow: str, base: str) -> float:
+        pairs = zip(timings[slow][0].samples, timings[base][0].samples, strict=True)
+        return statistics.median(s - b for s, b in pairs)
+
+    with_reducer = added("agentout run -- git status", "git status")
+    without = added("agentout run -- true", "true")
+    rows = [[f"`{name}`", seconds(wall.median), seconds(wall.best), seconds(cpu.median)]
+            for name, (wall, cpu) in timings.items()]  # fmt: skip
+    ok = with_reducer <= LIMIT_SECONDS and without <= LIMIT_SECONDS
+    return "\n\n".join(
+        [
+            "### What `agentout run` adds to a small command",
+            f"Median of {n} interleaved rounds, wall clock, in a 20-file git repository with "
+            "7 files changed; added = median over rounds of (through agentout − alone).",
+            table(["command", "wall median", "wall best", "CPU median"], rows),
+            f"**added to `git status` (reduced): {seconds(with_reducer)}; to `true`: "
+            f"{seconds(without)} (target both ≤ {seconds(LIMIT_SECONDS)}): {verdict(ok)}**",
         ]
     )
 

@@ -1,6 +1,7 @@
 """The Claude Code ``PostToolUse`` hook on a 1 MB MCP result: how long `agentout hook
 claude` takes to answer, against reading the same payload with `python -c 'import json,
-sys; json.load(sys.stdin)'` and with `jq` (when installed), measured side by side.
+sys; json.load(sys.stdin)'` and with `jq` (when installed), measured side by side; and on
+``Bash`` results of 1 MB and under 4 KB, beside a bare `python -c pass`.
 
 Each run is a fresh process fed a real ``PostToolUse`` payload on stdin, as Claude Code
 starts it after an MCP tool call, in the forms Claude Code passes: a file's text and a
@@ -21,9 +22,20 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _common import Timing, paired_ratio, quick, ratio, run_child, seconds, table, verdict
+from _common import (
+    Timing,
+    interleaved_children,
+    paired_ratio,
+    quick,
+    ratio,
+    run_child,
+    seconds,
+    table,
+    verdict,
+)
 
 LIMIT_SECONDS = 0.200
+SMALL_LIMIT_SECONDS = 0.050  # a Bash result under 4 KB
 BUDGET = 5000
 _HEADERS = ["payload", "command", "wall median", "wall best", "÷ json.load (wall)"]
 
@@ -132,6 +144,7 @@ def main() -> str:
                     ]
                 )
     slowest = max(medians)
+    bash = bash_section(n)
     return "\n\n".join(
         [
             "## Claude Code PostToolUse hook on a 1 MB MCP result",
@@ -143,6 +156,93 @@ def main() -> str:
             table(_HEADERS, rows),
             f"**slowest payload, wall median {seconds(slowest)} ≤ {seconds(LIMIT_SECONDS)}: "
             f"{verdict(slowest <= LIMIT_SECONDS)}**",
+            bash,
+        ]
+    )
+
+
+_GIT_STATUS = "\n".join(
+    ["On branch main", "Your branch is up to date with 'origin/main'.", "",
+     "Changes not staged for commit:",
+     '  (use "git add <file>..." to update what will be committed)',
+     '  (use "git restore <file>..." to discard changes in working directory)']
+    + [f"\tmodified:   src/agentout/module_{n:02d}.py" for n in range(40)]
+    + ["", 'no changes added to commit (use "git add" and/or "git commit -a")']
+)  # fmt: skip
+
+
+def _bash_payload(command: str, stdout: str, **response: Any) -> bytes:
+    """No ``session_id``: each round hands the hook the same output, which in one session
+    would be answered as a repeat (one line) from the second round on."""
+    return json.dumps(
+        {
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, "description": "bench"},
+            "tool_response": {"stdout": stdout, "stderr": "", "interrupted": False, **response},
+            "tool_use_id": "toolu_bench",
+        }
+    ).encode()
+
+
+def bash_section(n: int) -> str:
+    """``PostToolUse`` of ``Bash``: a 1 MB result as Claude Code hands it over (its first
+    30,000 characters, the whole in ``persistedOutputPath``), and results under 4 KB."""
+    size = 100_000 if quick() else 1_000_000
+    rounds_ = max(n, 3) if quick() else 15
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        lines, total, k = [], 0, 0
+        while total < size:
+            level = "ERROR" if k % 997 == 13 else "INFO"
+            lines.append(f"2026-11-27T10:{k % 60:02d}:00Z {level} worker-{k % 8} request {k} done")
+            total += len(lines[-1]) + 1
+            k += 1
+        whole = "\n".join(lines)
+        kept = root / "tool-results" / "big.txt"
+        kept.parent.mkdir()
+        kept.write_text(whole)
+        big = _bash_payload("./serve.sh", whole[:30_000], persistedOutputPath=str(kept),
+                            persistedOutputSize=len(whole))  # fmt: skip
+        plain = "\n".join(f"step {i}: copied assets/file_{i:03d}.png" for i in range(90))
+        env = {**os.environ, "AGENTOUT_SPILL_DIR": str(root / "spill"),
+               "AGENTOUT_CONFIG_DIR": str(root / "config"), "XDG_CACHE_HOME": str(root / "cache"),
+               "AGENTOUT_LEDGER_DB": str(root / "ledger.sqlite3")}  # fmt: skip
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env.pop("AGENTOUT_LEDGER_SYNC", None)
+        hook = [*agentout_command(), "hook", "claude"]
+        cases = {
+            f"hook: Bash result of {len(whole) / 1e6:.2f} MB (persisted; cut)": (hook, big),
+            f"hook: `git status`, {len(_GIT_STATUS):,} bytes (reduced)": (
+                hook, _bash_payload("git status", _GIT_STATUS)),
+            f"hook: a script's output, {len(plain):,} bytes (as printed: no answer)": (
+                hook, _bash_payload("./deploy.sh", plain)),
+            "python -c pass": ([sys.executable, "-c", "pass"], b""),
+        }  # fmt: skip
+        answers, timings = interleaved_children(cases, rounds_, env)
+    names = list(cases)
+    bare = timings["python -c pass"][0]
+    rows = [
+        [f"`{name}`", seconds(wall.median), seconds(wall.best), seconds(cpu.median),
+         ratio(paired_ratio(wall, bare))]
+        for name, (wall, cpu) in timings.items()
+    ]  # fmt: skip
+    answered = (b"updatedToolOutput" in answers[names[0]] and b"updatedToolOutput" in
+                answers[names[1]] and answers[names[2]] == b"")  # fmt: skip
+    big_median = timings[names[0]][0].median
+    small_median = max(timings[names[1]][0].median, timings[names[2]][0].median)
+    return "\n\n".join(
+        [
+            "### `Bash` results (PostToolUse)",
+            f"`agentout hook claude` answering a `PostToolUse` payload of the `Bash` tool, a "
+            f"fresh process each time; median and best of {rounds_} interleaved rounds. The "
+            f"answers were checked: the 1 MB log and `git status` are replaced, the plain "
+            f"output gets none ({verdict(answered)}).",
+            table(["command", "wall median", "wall best", "CPU median", "÷ python -c pass"], rows),
+            f"**1 MB result, wall median {seconds(big_median)} ≤ {seconds(LIMIT_SECONDS)}: "
+            f"{verdict(big_median <= LIMIT_SECONDS)}; results under 4 KB, slowest wall median "
+            f"{seconds(small_median)} ≤ {seconds(SMALL_LIMIT_SECONDS)}: "
+            f"{verdict(small_median <= SMALL_LIMIT_SECONDS)}**",
         ]
     )
 

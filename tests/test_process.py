@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -144,11 +145,25 @@ def test_the_heartbeat_ticks_while_the_command_is_quiet() -> None:
     assert all(tick >= 1.0 for tick in ticks)
 
 
-def test_shell_argv_uses_an_absolute_shell_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SHELL", "bash")
-    assert process.shell_argv("a && b") == ("/bin/sh", "-c", "a && b")
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    assert process.shell_argv("x") == ("/bin/sh", "-c", "x")
+def test_shell_argv_is_bash_whatever_shell_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    for shell in ("bash", "/bin/sh", "/usr/bin/fish"):
+        monkeypatch.setenv("SHELL", shell)
+        program, flag, command = process.shell_argv("a && b")
+        assert os.path.basename(program) == "bash"
+        assert (flag, command) == ("-c", "a && b")
+    monkeypatch.delenv("SHELL")
+    assert os.path.basename(process.shell_argv("x")[0]) == "bash"
+
+
+def test_shell_argv_runs_bash_syntax_with_shell_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SHELL", raising=False)
+    done = subprocess.run(
+        process.shell_argv("[[ a == a ]] && echo out; { echo err >&2; } |& cat"),
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert done.stdout == b"out\nerr\n"
 
 
 def test_no_command_is_a_clear_error() -> None:

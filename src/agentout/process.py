@@ -82,11 +82,21 @@ class CommandOutcome(Frozen):
 
 
 def shell_argv(command: str) -> tuple[str, ...]:
-    """``command`` run whole by the user's shell ($SHELL if it is an absolute path)."""
-    shell = os.environ.get("SHELL", "")
-    if not os.path.isabs(shell) or not os.access(shell, os.X_OK):
-        shell = "/bin/sh"
-    return (shell, "-c", command)
+    """``command`` run whole by bash, as Claude Code runs its Bash tool's commands (never
+    ``$SHELL`` or ``/bin/sh``: ``|&``, ``[[``, ``pipefail`` mean nothing to dash, and a
+    user's fish or tcsh reads another language); ``/bin/sh`` only where there is no bash."""
+    return (_bash(), "-c", command)
+
+
+def _bash() -> str:
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = os.path.join(directory, "bash")
+        if os.path.isabs(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    for candidate in ("/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return "/bin/sh"
 
 
 # -- the groups agentout owns --------------------------------------------------------------

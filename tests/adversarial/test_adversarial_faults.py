@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from adversarial_support import AGENTOUT, peak_rss_kib, stored
 
+from agentout.deliver.text import client_limit
 from agentout.formats.raw import closing_fields
 from agentout.tokens import count
 
@@ -52,7 +53,7 @@ def test_no_budget_and_no_store_keeps_memory_bounded(tmp_path: Path) -> None:
     peak, stdout = peak_rss_kib(
         ["run", "--", "seq", "1", "3000000"], {"AGENTOUT_SPILL_DIR": str(blocker)}
     )
-    assert len(stdout) <= 8192 + 200  # the default cap: the inline threshold
+    assert len(stdout) <= client_limit() + 300  # the default cap: what the client shows
     assert peak < 150 * 1024, f"peak RSS {peak} KiB for 21 MB of output and no store"
     assert "only what is shown here was kept" in stdout.decode()
 

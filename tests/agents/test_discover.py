@@ -1,5 +1,6 @@
 """`agentout discover` on a transcript made of real command outputs: its counts equal
-running the same commands through `agentout run` by hand."""
+putting each call through the hooks by hand (`agentout hook claude`, PreToolUse then, as
+Claude Code would, the routed command run, or PostToolUse on the recorded output)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from agentout.cli.main import cli
 AGENTOUT = [sys.executable, "-c", "from agentout.cli import main; main()"]
 COMMANDS = [
     "git log --stat",
+    "git log",
     "git status --short",
     "seq 1 4000",
     "grep -rn needle src",
@@ -27,7 +29,9 @@ COMMANDS = [
     "cat src/mod_1.py | head -40",
     "python3 -c \"print('hello')\"",
     "ls src",
+    "python3 -m pytest -q missing_tests_dir",
 ]
+ALLOW = ["Bash(git log *)"]  # the project's own rules: git log is routed
 
 
 def _git(project: Path, *args: str) -> None:
@@ -92,20 +96,45 @@ def _record(project: Path, transcript: Path) -> None:
     transcript.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogateescape")
 
 
-def _by_hand(project: Path, command: str, reference: Any) -> int:
-    """Tokens `agentout run` prints for the command, run now in the same project."""
-    simple = not any(c in command for c in '|;&"')
-    argv = ["run", "--", *command.split()] if simple else ["run", "--shell", command]
-    done = subprocess.run(
-        [*AGENTOUT, *argv], cwd=project, capture_output=True, text=True, check=False
-    )
-    found = re.search(r"\btokens=(\d+)", done.stdout.splitlines()[-1] if done.stdout else "")
-    return int(found.group(1)) if found else len(reference("o200k_base").encode(done.stdout))
+def _hook(project: Path, data: dict[str, Any]) -> dict[str, Any] | None:
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
+    done = subprocess.run([*AGENTOUT, "hook", "claude"], input=json.dumps(data).encode(),
+                          capture_output=True, env=env, check=True, cwd=project)  # fmt: skip
+    assert done.stderr == b""
+    return json.loads(done.stdout) if done.stdout else None
+
+
+def _by_hand(project: Path, call: Any, reference: Any) -> tuple[int, str]:
+    """(tokens the model would get, the hook that reaches the call), by running the hook."""
+    encoding = reference("o200k_base")
+    base = {"session_id": call.session, "cwd": str(project), "permission_mode": "default",
+            "tool_name": "Bash", "tool_input": {"command": call.command},
+            "tool_use_id": call.tool_use_id}  # fmt: skip
+    before = _hook(project, {**base, "hook_event_name": "PreToolUse"})
+    if before is not None:
+        routed = before["hookSpecificOutput"]["updatedInput"]["command"]
+        argv = ["run", *routed.split(" run ", 1)[1].split()]
+        done = subprocess.run([*AGENTOUT, *argv], cwd=project, capture_output=True, text=True,
+                              check=False)  # fmt: skip
+        found = re.search(r"\btokens=(\d+)", done.stdout.splitlines()[-1])
+        return (int(found.group(1)) if found else len(encoding.encode(done.stdout))), "PreToolUse"
+    if call.failed:
+        return len(encoding.encode(call.output)), "neither"
+    response = {"stdout": call.output, "stderr": "", "interrupted": False}
+    after = _hook(project, {**base, "hook_event_name": "PostToolUse", "tool_response": response})
+    if after is None:
+        return len(encoding.encode(call.output)), "PostToolUse"
+    text = after["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+    return len(encoding.encode(text)), "PostToolUse"
 
 
 def test_discover_equals_replaying_by_hand(
-    project: Path, tmp_path: Path, reference_tiktoken: Any
+    project: Path, tmp_path: Path, reference_tiktoken: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    (project / ".claude").mkdir(exist_ok=True)
+    settings = {"permissions": {"allow": ALLOW}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
     transcript = tmp_path / "projects" / "-p" / "s-1.jsonl"
     transcript.parent.mkdir(parents=True)
     _record(project, transcript)
@@ -115,20 +144,38 @@ def test_discover_equals_replaying_by_hand(
     assert found.unanswered == 1
     encoding = reference_tiktoken("o200k_base")
     raw = sum(len(encoding.encode(call.output)) for call in found.calls)
-    delivered = sum(_by_hand(project, command, reference_tiktoken) for command in COMMANDS)
+    by_hand = [_by_hand(project, call, reference_tiktoken) for call in found.calls]
     done = CliRunner().invoke(cli, ["discover", str(tmp_path / "projects"), "--format", "json"])
     assert done.exit_code == 0, done.output
     report = json.loads(done.output)
     assert (report["calls"], report["broken_lines"], report["files"]) == (len(COMMANDS), 2, 1)
     assert report["raw_tokens"] == raw
-    assert report["delivered_tokens"] == delivered
-    assert report["saved_tokens"] == raw - delivered > 0
-    names = {entry["command"] for entry in report["commands"]}
-    assert "grep" in names  # git log --stat of 30 commits and seq 1 4000 fit whole
+    assert report["delivered_tokens"] == sum(tokens for tokens, _ in by_hand)
+    hooks = [hook for _, hook in by_hand]
+    assert report["hooks"] == {h: hooks.count(h) for h in ("PreToolUse", "PostToolUse", "neither")}
+    assert hooks[:2] == ["PreToolUse", "PreToolUse"]  # git log, allowed by the project
+    assert hooks[2] == "PostToolUse"  # git status: succeeded, not allowed
+    assert report["saved_tokens"] > 0
+    failing = {entry["command"]: entry for entry in report["failing"]}
+    assert failing["python3"]["allow_rules"] == ["Bash(python3 -m pytest *)"]
     text = CliRunner().invoke(cli, ["discover", str(tmp_path / "projects")])
     assert text.exit_code == 0
-    assert f"{len(COMMANDS)} shell commands in 1 transcripts" in text.output
+    assert f"{len(COMMANDS)} shell commands in 1 transcript:" in text.output
     assert "2 lines skipped (not JSON)" in text.output
+    assert "Reached by PreToolUse (routed through agentout run): 2;" in text.output
+    assert "Bash(python3" in text.output
+
+
+def test_one_of_each_is_said_in_the_singular(project: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / "one.jsonl"
+    _record(project, transcript)
+    lines = transcript.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    kept = [line for line in lines[:2]] + ["not json"]
+    transcript.write_text("\n".join(kept) + "\n")
+    text = CliRunner().invoke(cli, ["discover", str(transcript)])
+    assert text.exit_code == 0, text.output
+    assert text.output.startswith("1 shell command in 1 transcript: ")
+    assert "\n1 line skipped (not JSON)\n" in text.output
 
 
 def test_filters_and_missing_root(project: Path, tmp_path: Path) -> None:

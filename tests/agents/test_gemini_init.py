@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from agentout.agents._installs import backup_of
 from agentout.cli.main import cli
 
 USERS = {
@@ -34,6 +35,7 @@ def _init(project: Path, *args: str) -> tuple[int, str]:
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     (tmp_path / "project" / ".gemini").mkdir(parents=True)
     settings = tmp_path / "project" / ".gemini" / "settings.json"
     settings.write_text(json.dumps(USERS, indent=2) + "\n")
@@ -58,7 +60,8 @@ def test_the_after_tool_hook_sits_beside_the_users_hooks(project: Path) -> None:
     assert data["hooks"]["BeforeTool"] == USERS["hooks"]["BeforeTool"]  # type: ignore[index]
     assert data["mcpServers"]["other"] == {"command": "x"}
     assert data["mcpServers"]["agentout"]["args"][-1] == "serve"
-    assert (settings.parent / "settings.json.agentout-backup").read_bytes() == original
+    assert backup_of(settings).read_bytes() == original
+    assert not list(project.rglob("*agentout-backup*"))  # nothing of init's in the project
 
     status, said = _init(project, "--output-hook")
     assert status == 0
@@ -71,8 +74,8 @@ def test_the_after_tool_hook_sits_beside_the_users_hooks(project: Path) -> None:
 
     status, said = _init(project, "--uninstall")
     assert status == 0, said
-    assert json.loads(settings.read_text()) == USERS
-    assert not (settings.parent / "settings.json.agentout-backup").exists()
+    assert settings.read_bytes() == original  # byte for byte
+    assert not backup_of(settings).exists()
     status, said = _init(project, "--uninstall")
     assert {line.split()[0] for line in said.splitlines()} == {"absent"}
 

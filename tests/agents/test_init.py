@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from agentout.agents._installs import backup_of
 from agentout.cli.init import AGENTS
 from agentout.cli.main import cli
 
@@ -49,6 +50,7 @@ def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     (home / ".codex").mkdir()
     (home / ".codex" / "config.toml").write_text('model = "o3"\n')
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # agentout's own: not traces
     return home, project
 
 
@@ -87,10 +89,7 @@ def test_install_is_idempotent_and_uninstall_exact(
     after = _tree(home, project)
     assert after.keys() == before.keys()
     for path, data in before.items():
-        if data is not None and path.endswith(".json"):
-            assert json.loads(after[path] or b"") == json.loads(data)
-        else:
-            assert after[path] == data
+        assert after[path] == data, path  # byte for byte
 
 
 def test_show_reports_and_runs_the_hook(dirs: tuple[Path, Path]) -> None:
@@ -119,14 +118,15 @@ def test_bad_json_is_refused_untouched(dirs: tuple[Path, Path]) -> None:
     assert status == 2
     assert f"agentout: {broken}:1:12: " in said
     assert broken.read_text() == '{"hooks": {,}}\n'
-    assert not (home / ".claude" / "settings.json.agentout-backup").exists()
+    assert not backup_of(home / ".claude" / "settings.json").exists()
 
 
 def test_backup_keeps_the_original(dirs: tuple[Path, Path]) -> None:
     home, project = dirs
     original = (home / ".claude.json").read_bytes()
     assert _init(project, "claude", "--global")[0] == 0
-    assert (home / ".claude.json.agentout-backup").read_bytes() == original
+    assert backup_of(home / ".claude.json").read_bytes() == original
+    assert not list(home.rglob("*agentout-backup*"))
 
 
 def test_a_broken_second_file_stops_before_any_write(dirs: tuple[Path, Path]) -> None:

@@ -130,3 +130,27 @@ def test_a_bad_line_is_one_message_and_status_2(
     assert named in err
     assert "Traceback" not in err
     assert not (tmp_path / "spill").exists()  # nothing written for a line that did not run
+
+
+def _script_run(args: list[str], tmp_path: Path, path: str) -> str:
+    """``agentout run`` started as the hooks' rewrite starts it: by the absolute path of
+    this environment's ``agentout`` script."""
+    script = Path(sys.executable).parent / "agentout"
+    env = {"AGENTOUT_SPILL_DIR": str(tmp_path / "spill"), "AGENTOUT_LEDGER": "0", "PATH": path}
+    done = subprocess.run([str(script), "run", *args], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, check=False)  # fmt: skip
+    return done.stdout
+
+
+def test_markers_name_the_path_a_hook_started_agentout_by(tmp_path: Path) -> None:
+    from agentout.tokens import count
+
+    script = Path(sys.executable).parent / "agentout"
+    args = ["--", "seq", "1", "20000"]
+    off_path = _script_run(args, tmp_path, "/usr/bin:/bin")
+    closing = off_path.rstrip("\n").rsplit("\n", 1)[-1]
+    assert f" · {script} show " in closing
+    assert off_path.count("agentout show ") == off_path.count(f"{script} show ") >= 2  # and gaps
+    assert int(closing.split("tokens=", 1)[1].split()[0]) == count(off_path)
+    on_path = _script_run(args, tmp_path, f"{script.parent}:/usr/bin:/bin")
+    assert " · agentout show " in on_path.rstrip("\n").rsplit("\n", 1)[-1]

@@ -15,7 +15,8 @@ Two ways to match, because the hook only ever needs to be sure in the safe direc
 - ``surely_allowed``: under-approximates. Every part must match an allow rule both as
   written and as its words; a rule that is not plainly a ``Bash`` rule never allows.
 
-Settings that cannot be read (bad JSON, not an object, unreadable) make ``RuleSet.broken``
+Settings that cannot be read (bad JSON, not an object, unreadable; not a regular file, or
+over ``MAX_SETTINGS``) make ``RuleSet.broken``
 name the file: the hook then rewrites nothing, so it never allows more than Claude Code.
 """
 
@@ -35,7 +36,9 @@ if TYPE_CHECKING:
     from agentout.agents._shell import Script, Segment
 
 
-__all__ = ["RuleSet", "load_rules", "settings_files"]
+__all__ = ["MAX_SETTINGS", "RuleSet", "load_rules", "settings_files"]
+
+MAX_SETTINGS = 4 << 20  # a settings file is a few kilobytes; past this it is refused
 
 _RULE = re.compile(r"\A\s*([^()\s]+)\s*(?:\((.*)\))?\s*\Z", re.DOTALL)
 _PARAM = re.compile(r"\A\s*([A-Za-z_][A-Za-z0-9_]*)\s*:(.*)\Z", re.DOTALL)
@@ -80,6 +83,7 @@ class RuleSet:
         self.broken: str | None = None  # "FILE:LINE:COL: message", first unreadable file
         self.file_rules = False  # a Read/Edit deny or ask rule exists
         self.unknown = False  # a deny/ask entry that is not a rule we can read
+        self.output_chars: Any = None  # bashOutputMaxChars, from the file that wins
 
     # -- the hook's questions ----------------------------------------------------------
 
@@ -103,6 +107,35 @@ class RuleSet:
             any(self._allows(rule, segment, auto_mode) for rule in self.allow)
             for segment in script.segments
         )
+
+    def with_allow(self, *specs: str) -> RuleSet:
+        """A copy with ``Bash(SPEC)`` allow rules added (``agentout discover`` asks which
+        rule would let a command be routed)."""
+        copy = RuleSet()
+        copy.deny, copy.ask = list(self.deny), list(self.ask)
+        copy.allow = [*self.allow, *(_Rule("Bash", spec) for spec in specs)]
+        copy.broken, copy.file_rules, copy.unknown = self.broken, self.file_rules, self.unknown
+        copy.output_chars = self.output_chars
+        return copy
+
+    def names(self, segment: Segment) -> bool:
+        """Whether an allow rule names this part's program itself, as written, not through
+        a wildcard (``Bash(python3 build.py)``, ``Bash(./gradlew *)``, ``Bash(make:*)``),
+        and allows the part."""
+        if segment.words is None:
+            return False
+        for rule in self.allow:
+            if not rule.bash or rule.spec is None:
+                continue
+            first = rule.spec.strip().split(" ", 1)[0]
+            first = first[:-2] if first.endswith(":*") else first
+            if (
+                first == segment.words[0]
+                and "*" not in first
+                and self._allows(rule, segment, False)
+            ):
+                return True
+        return False
 
     def _allows(self, rule: _Rule, segment: Segment, auto_mode: bool) -> bool:
         if not rule.bash or segment.words is None:
@@ -244,6 +277,8 @@ def settings_files(
 
 def _repository_roots(start: str) -> set[str]:
     """The git work tree holding ``start`` and, for a linked worktree, its main checkout."""
+    from agentout.agents._files import read_regular
+
     directory = start
     while True:
         marker = os.path.join(directory, ".git")
@@ -252,8 +287,7 @@ def _repository_roots(start: str) -> set[str]:
         if os.path.isfile(marker):
             roots = {directory}
             try:
-                with open(marker, encoding="utf-8") as handle:
-                    pointer = handle.read().strip()
+                pointer = read_regular(marker, 4096).decode("utf-8").strip()
             except (OSError, UnicodeDecodeError):
                 return roots
             if pointer.startswith("gitdir:"):
@@ -279,6 +313,9 @@ def load_rules(files: Iterable[tuple[str | os.PathLike[str], str]]) -> RuleSet:
         role == "managed" and data.get("allowManagedPermissionRulesOnly") is True
         for data, role in loaded
     )
+    for data, role in sorted(loaded, key=lambda item: item[1] == "managed"):
+        if role != "restrict" and "bashOutputMaxChars" in data:
+            rules.output_chars = data["bashOutputMaxChars"]  # managed, then the latest, win
     for data, role in loaded:
         permissions = data.get("permissions", {})
         for key in ("deny", "ask", "allow"):
@@ -299,10 +336,11 @@ def load_rules(files: Iterable[tuple[str | os.PathLike[str], str]]) -> RuleSet:
 def _read(path: str | os.PathLike[str], rules: RuleSet) -> dict[str, Any] | None:
     """The settings object, or None if there is no such file; a file that is there but
     cannot be used sets ``rules.broken``."""
+    from agentout.agents._files import read_regular
+
     path = os.fspath(path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        text = read_regular(path, MAX_SETTINGS).decode("utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:

@@ -3,34 +3,38 @@
 Three kinds of edit, each idempotent and each reversible exactly:
 
 - ``JsonEntry``: one named entry in a JSON object (an MCP server under ``mcpServers``, an
-  environment variable under ``env``); other entries are never touched.
+  environment variable under ``env``); other entries are never touched. A ``loose`` entry
+  (an MCP server) is agentout's whatever path an earlier init wrote into it.
 - ``JsonHook``: one hook in a Claude-Code-style ``hooks.EVENT`` list, recognised by its
   command (``... hook AGENT``); other hooks are never touched.
 - ``TextBlock``: at most a few lines between two marker lines in a Markdown or TOML file.
+- ``OwnedFile``: a whole file of agentout's (an OpenCode plugin), known by its first line.
 
-Before a file that exists is first changed, a copy is kept beside it as
-``FILE.agentout-backup`` (never overwritten). Writes are atomic and keep the file's mode.
-Uninstalling removes what was added and the containers that were left empty by it; a
-file left with nothing in it is removed. A file that is not valid JSON is refused with
-``FILE:LINE:COL``, and nothing is written.
+Before a file that exists is first changed, a copy is kept in agentout's data directory
+(``agentout.agents._installs``: never in the repository, never overwritten). Writes are
+atomic, keep the file's mode, and keep a JSON file's indentation. Uninstalling removes
+what was added and the containers that were left empty by it; a file left with nothing
+in it is removed, and a file left as it was before init is given back its copy's bytes.
+A file that is not valid JSON is refused with ``FILE:LINE:COL``, and nothing is written.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentout.agents import _installs
 from agentout.errors import InputError
 
-__all__ = ["Edit", "JsonEntry", "JsonHook", "TextBlock", "apply", "state"]
+__all__ = ["Edit", "JsonEntry", "JsonHook", "OwnedFile", "TextBlock", "apply", "state", "target"]
 
-BACKUP_SUFFIX = ".agentout-backup"
+_MAX_FILE = 16 << 20  # an agent's settings file; past this it is refused, not read
+_CONFIG_FOLDERS = ("rules", "opencode", "plugins")  # made by init, removed when left empty
 # Files this process created: a second edit of one (two hooks in one settings file) has
 # nothing of the user's to back up.
 _CREATED: set[Path] = set()
@@ -42,9 +46,13 @@ class JsonEntry:
     keys: tuple[str, ...]  # the container, e.g. ("mcpServers",)
     name: str
     value: Any
+    loose: bool = False  # an MCP server: agentout's whatever agentout path it names
 
     def describe(self) -> str:
         return f"{self.path}: {'.'.join((*self.keys, self.name))}"
+
+    def ours(self, current: Any) -> bool:
+        return bool(current == self.value or (self.loose and _runs_agentout_serve(current)))
 
 
 @dataclass(frozen=True)
@@ -80,19 +88,70 @@ class TextBlock:
         return f"{self.comment[0]}agentout:end{self.comment[1]}"
 
 
-Edit = JsonEntry | JsonHook | TextBlock
+@dataclass(frozen=True)
+class OwnedFile:
+    """A whole file that is agentout's (a plugin): its first line says so (``first``)."""
+
+    path: Path
+    text: str
+    what: str
+
+    def describe(self) -> str:
+        return f"{self.path}: {self.what}"
+
+    @property
+    def first(self) -> str:
+        return self.text.split("\n", 1)[0]
+
+
+Edit = JsonEntry | JsonHook | TextBlock | OwnedFile
+
+
+def target(edit: Edit) -> tuple[str, ...]:
+    """What an edit changes, whatever it writes there: two installs whose edits have the
+    same target share that entry."""
+    where = os.path.abspath(edit.path)
+    if isinstance(edit, TextBlock):
+        return (where, "block")
+    if isinstance(edit, OwnedFile):
+        return (where, "file")
+    if isinstance(edit, JsonEntry):
+        return (where, *edit.keys, edit.name)
+    return (where, "hooks", edit.event, edit.marker)
+
+
+def _runs_agentout_serve(value: Any) -> bool:
+    """An MCP server entry that starts ``agentout serve`` (by any path, or ``-m agentout``)."""
+    if not isinstance(value, dict):
+        return False
+    words: list[str] = []
+    for key in ("command", "args"):
+        part = value.get(key)
+        words.extend([part] if isinstance(part, str) else part if isinstance(part, list) else [])
+    names = [os.path.basename(w) for w in words if isinstance(w, str)]
+    return "agentout" in names and "serve" in names
 
 
 # -- reading and writing -----------------------------------------------------------------------
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def _read_text(path: Path) -> str | None:
+    """The file's text; None if there is none. A file that is not a regular file, or is
+    over ``_MAX_FILE`` bytes, is refused (an agent's settings are a few kilobytes)."""
+    from agentout.agents._files import read_regular
+
     try:
-        text = path.read_text(encoding="utf-8")
+        return read_regular(str(path), _MAX_FILE).decode("utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read ({exc})", str(path)) from None
+        raise InputError(f"cannot read ({exc}); nothing was changed", str(path)) from None
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    text = _read_text(path)
+    if text is None:
+        return None
     if not text.strip():
         return {}
     try:
@@ -105,19 +164,15 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data
 
 
-def _backup(path: Path) -> Path:
-    return path.with_name(path.name + BACKUP_SUFFIX)
-
-
 def _write(path: Path, text: str | None, *, removing: bool = False) -> None:
     """Atomically replace ``path`` (keeping its mode), or remove it when ``text`` is None.
-    Installing into a file that existed first keeps a backup beside it; removing drops
-    that backup once the file is back to what it held (nothing agentout wrote is left)."""
+    Installing into a file that existed first keeps a copy of it (``_installs``); removing
+    gives the file back its copy's bytes when that is what it is left holding."""
     existed = path.exists()
-    if existed and not removing and not _backup(path).exists() and path not in _CREATED:
-        shutil.copy2(path, _backup(path))
-    if removing:
-        _drop_backup(path, text)
+    if existed and not removing and path not in _CREATED:
+        _installs.keep_backup(path)
+    if removing and existed and _installs.restore_backup(path, lambda kept: _same(kept, text)):
+        return
     if text is None:
         if existed:
             path.unlink()
@@ -142,7 +197,9 @@ def _remove_empty_parents(directory: Path, levels: int = 2) -> None:
     """A configuration directory (``.claude``, ``.cursor/rules``...) left empty goes too:
     init made it, there is nothing of the user's in it."""
     for _ in range(levels):
-        if not (directory.name.startswith(".") or directory.name in ("rules", "opencode")):
+        if not (
+            directory.name.startswith(".") or directory.name in ("rules", "opencode", "plugins")
+        ):
             return
         try:
             directory.rmdir()
@@ -160,18 +217,28 @@ def _same(before: str, after: str | None) -> bool:
         return before.strip() == after.strip()
 
 
-def _drop_backup(path: Path, text: str | None) -> None:
-    backup = _backup(path)
-    try:
-        before = backup.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return
-    if _same(before, text):
-        backup.unlink()
+def _indent(text: str | None) -> int | str | None:
+    """The indentation a JSON file is written with: that of its first indented line (a
+    tab, or a number of spaces), None for a file on one line, 2 for a new file."""
+    if text is None or not text.strip():
+        return 2
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            lead = line[: len(line) - len(stripped)]
+            return "\t" if lead.startswith("\t") else len(lead)
+    return None if "\n" not in text.strip() else 2
 
 
-def _dump(data: dict[str, Any]) -> str | None:
-    return None if not data else json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+def _dump(data: dict[str, Any], like: str | None = None) -> str | None:
+    """The JSON text of ``data`` in the style of ``like`` (the file's text before)."""
+    if not data:
+        return None
+    indent = _indent(like)
+    separators = (",", ": ") if indent is not None else (", ", ": ")
+    text = json.dumps(data, indent=indent, ensure_ascii=False, separators=separators)
+    ends = like is None or like.endswith("\n") or not like.strip()
+    return text + ("\n" if ends else "")
 
 
 def _container(data: dict[str, Any], keys: Sequence[str], *, create: bool) -> Any:
@@ -202,10 +269,14 @@ def _ours(hook: Any, marker: str) -> bool:
 
 def state(edit: Edit) -> str:
     """ "installed", "absent" or "different" (an entry of that name that is not ours)."""
+    if isinstance(edit, OwnedFile):
+        text = _read_text(edit.path)
+        if text is None:
+            return "absent"
+        return "installed" if text == edit.text else "different"
     if isinstance(edit, TextBlock):
-        try:
-            text = edit.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        text = _read_text(edit.path)
+        if text is None:
             return "absent"
         block = _block(text, edit)
         if block is None:
@@ -234,6 +305,9 @@ def apply(edit: Edit, *, remove: bool = False) -> bool:
     """Install (or remove) one edit; True if a file changed."""
     if isinstance(edit, TextBlock):
         return _apply_text(edit, remove)
+    if isinstance(edit, OwnedFile):
+        return _apply_file(edit, remove)
+    original = _read_text(edit.path)
     data = _read_json(edit.path)
     if data is None and remove:
         return False
@@ -245,14 +319,14 @@ def apply(edit: Edit, *, remove: bool = False) -> bool:
         _apply_hook(data, edit, remove)
     if json.dumps(data, sort_keys=True) == before:
         return False
-    _write(edit.path, _dump(data), removing=remove)
+    _write(edit.path, _dump(data, original), removing=remove)
     return True
 
 
 def _apply_entry(data: dict[str, Any], edit: JsonEntry, remove: bool) -> None:
     if remove:
         node = _container(data, edit.keys, create=False)
-        if isinstance(node, dict) and node.get(edit.name) == edit.value:
+        if isinstance(node, dict) and edit.name in node and edit.ours(node[edit.name]):
             del node[edit.name]
             _prune(data, edit.keys)
         return
@@ -297,10 +371,7 @@ def _block(text: str, edit: TextBlock) -> str | None:
 
 
 def _apply_text(edit: TextBlock, remove: bool) -> bool:
-    try:
-        text = edit.path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = None
+    text = _read_text(edit.path)
     current = _block(text, edit) if text is not None else None
     if remove:
         if text is None or current is None:
@@ -319,4 +390,21 @@ def _apply_text(edit: TextBlock, remove: bool) -> bool:
     else:
         new = text.rstrip("\n") + ("\n\n" if text.strip() else "") + wanted + "\n"
     _write(edit.path, new)
+    return True
+
+
+def _apply_file(edit: OwnedFile, remove: bool) -> bool:
+    """Write the file, or remove it; a file of that name that is not agentout's (its first
+    line is not ``edit.first``) is never touched."""
+    text = _read_text(edit.path)
+    if text is not None and text.split("\n", 1)[0] != edit.first:
+        raise InputError("not agentout's file (its first line differs); left alone", str(edit.path))
+    if remove:
+        if text is None:
+            return False
+        _write(edit.path, None, removing=True)
+        return True
+    if text == edit.text:
+        return False
+    _write(edit.path, edit.text)
     return True

@@ -4,9 +4,15 @@ A command is routed when it is a plain script (see ``agentout.agents._shell``), 
 part of it is a program agentout can wrap without changing what it does (``_SAFE``:
 no shell state, no interactive program, no command Claude Code inspects for paths it
 writes or removes), and at least one part has a reducer worth running (``worth_routing``).
+A part whose program the user's allow rules name explicitly (``Bash(python3 build.py)``,
+``Bash(./gradlew *)``: ``named``) is routed too, reducer or not, unless it is one of the
+programs wrapping would change (``_NEVER``: shell state, files Claude Code checks,
+interactive programs) or an interpreter with nothing to run: wrapping changes nothing
+that runs, and the generic digest keeps what matters of output over the budget.
 A single command becomes ``AGENTOUT run -- ARGV...``; a pipeline or a list becomes
-``AGENTOUT run --shell 'COMMAND'``, run whole by the user's shell, so its meaning never
-changes. ``AGENTOUT`` is the absolute path of the agentout that answered the hook.
+``AGENTOUT run --shell 'COMMAND'``, run whole by bash as Claude Code runs it, so its
+meaning never changes. ``AGENTOUT`` is the absolute path of the agentout that answered
+the hook.
 """
 
 from __future__ import annotations
@@ -14,11 +20,11 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from agentout.agents._shell import Script, Segment
 
-__all__ = ["agentout_command", "reads_files", "rewrite", "routable", "worth_routing"]
+__all__ = ["agentout_command", "reads_files", "rewrite", "routable", "truthy", "worth_routing"]
 
 MAX_COMMAND = 4096  # longer commands are left alone (Claude Code stops analysing at 10,000)
 
@@ -38,6 +44,22 @@ _SAFE = _FAMILIES | {
     "cat", "head", "tail", "wc", "sort", "uniq", "cut", "tr", "echo", "printf", "true",
     "false", "date", "pwd", "which", "diff", "stat", "du", "df", "python", "python3",
     "node", "awk", "jq", "column", "nl", "tac", "sleep", "seq", "basename", "dirname",
+}  # fmt: skip
+# Never routed, even when an allow rule names them: they change the shell's state, write
+# or remove files Claude Code checks the paths of, or want a terminal.
+_NEVER = {
+    "cd", "pushd", "popd", "export", "unset", "set", "source", ".", "alias", "unalias",
+    "exec", "eval", "exit", "ulimit", "umask", "shopt", "trap", "hash", "declare",
+    "typeset", "local", "readonly", "wait", "jobs", "fg", "bg", "disown", "builtin",
+    "rm", "rmdir", "mv", "cp", "ln", "mkdir", "touch", "chmod", "chown", "chgrp", "dd",
+    "tee", "install", "truncate", "shred", "unlink", "sed", "sudo", "su", "doas",
+    "vi", "vim", "nvim", "nano", "emacs", "less", "more", "man", "top", "htop", "watch",
+    "ssh", "tmux", "screen", "agentout",
+}  # fmt: skip
+# Interpreters: routed when named only with something to run (alone they are a REPL).
+_INTERPRETERS = {
+    "python", "python3", "node", "bash", "sh", "zsh", "dash", "ksh", "ruby", "perl",
+    "php", "deno", "bun", "lua",
 }  # fmt: skip
 _GIT_INTERACTIVE = {"difftool", "mergetool", "gui", "citool", "gitk", "rebase", "add", "commit"}
 _FIND_ACTIONS = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0"}
@@ -59,6 +81,14 @@ def reads_files(script: Script) -> bool:
     return any(
         segment.words is None or segment.words[0] in _FILE_COMMANDS for segment in script.segments
     )
+
+
+def truthy(value: object) -> bool:
+    """JavaScript's truth, the widest reading of a flag (``"false"``, ``[]`` and ``{}`` are
+    true there): a command that may run in the background is never rewritten."""
+    if isinstance(value, float) and value != value:
+        return False
+    return value not in (None, False, 0, "") or isinstance(value, (list, dict))
 
 
 def worth_routing(argv: Sequence[str]) -> bool:
@@ -101,13 +131,32 @@ def _safe(segment: Segment) -> bool:
     return not (program == "awk" and "-i" in words)
 
 
-def routable(script: Script) -> bool:
-    """Safe to wrap whole, and worth it."""
+def _named_part(segment: Segment) -> bool:
+    """Whether a part an allow rule names may be wrapped: not one of ``_NEVER``, an
+    interpreter only with a script or code to run, and a program ``_safe`` knows only
+    as ``_safe`` says (``git rebase``, ``find -exec`` stay refused)."""
+    words = segment.words
+    if not words:
+        return False
+    program = os.path.basename(words[0])
+    if program in _NEVER:
+        return False
+    if program in _INTERPRETERS or program.startswith("python"):
+        return len(words) > 1 and words[1] not in ("-", "-i")
+    return program not in _SAFE or _safe(segment)
+
+
+def routable(script: Script, named: Callable[[Segment], bool] | None = None) -> bool:
+    """Safe to wrap whole, and worth it. ``named(segment)``: whether an allow rule names
+    that part's program explicitly (such a part is routed without a reducer)."""
     if not script.plain or len(script.text) > MAX_COMMAND or "\n" in script.operators:
         return False
-    if not all(_safe(segment) for segment in script.segments):
+    by_name = [
+        named is not None and _named_part(segment) and named(segment) for segment in script.segments
+    ]
+    if not all(n or _safe(s) for s, n in zip(script.segments, by_name, strict=True)):
         return False
-    return any(worth_routing(segment.words or ()) for segment in script.segments)
+    return any(by_name) or any(worth_routing(s.words or ()) for s in script.segments)
 
 
 def agentout_command() -> list[str]:

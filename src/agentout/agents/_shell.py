@@ -7,7 +7,8 @@ its words as the program will see them. ``Script.plain`` says whether the whole 
 is made only of such commands joined by those operators, with no redirection other
 than to ``/dev/null`` or ``2>&1``: nothing a shell would expand (``$VAR``, ``$(...)``,
 globs, ``~``, braces), no heredoc, no background job, no subshell, group, loop,
-function or comment. Only a plain script is ever rewritten; anything else, or anything
+function or comment, and no character on which bash and tree-sitter may split words
+differently (``splits_alike``). Only a plain script is ever rewritten; anything else, or anything
 the grammar cannot parse, is left as it was.
 """
 
@@ -17,7 +18,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Script", "Segment", "analyse"]
+__all__ = ["Script", "Segment", "analyse", "splits_alike"]
 
 _SEPARATORS = {"&&", "||", ";", "|", "|&", "\n", ";;"}
 _NULL_TARGETS = {"/dev/null"}
@@ -26,8 +27,9 @@ _GLOB_OR_EXPANSION = set("*?[]{}~$`")
 
 class Segment:
     """One simple command: its source text, and its literal words (None if any word is
-    not a plain literal, or if it has a variable assignment); ``redirected``: only to
-    /dev/null or 2>&1 (anything else makes the script not plain)."""
+    not a plain literal, or if it has a variable assignment); ``redirected``: output sent
+    to /dev/null (``2>&1`` alone is not counted: stdout and stderr merged is how agentout
+    reads a command anyway; any other redirection makes the script not plain)."""
 
     __slots__ = ("redirected", "text", "words")
 
@@ -55,7 +57,8 @@ class Script:
 
     @property
     def simple(self) -> bool:
-        """One command, no operator, no redirection: it can run as argv, with no shell."""
+        """One command, no operator, no redirection but ``2>&1``: it can run as argv, with
+        no shell."""
         return len(self.segments) == 1 and not self.operators and not self.segments[0].redirected
 
 
@@ -95,6 +98,16 @@ def _binding(package: str) -> Any:
     return importlib.import_module(f"{package}._binding")  # an unusual install
 
 
+def splits_alike(command: str) -> bool:
+    """Whether bash and tree-sitter surely split ``command`` into the same words: not when
+    it holds a character other than tab and newline that is not printable (``\\r``, form
+    feed, vertical tab, no-break space, line separator, zero-width characters...), which
+    one of them may take for a blank and the other for part of a word (``git checkout\\r.``
+    is ``git checkout .`` to tree-sitter, and ``git`` with the one word ``checkout\\r.``
+    to bash)."""
+    return command.replace("\n", "").replace("\t", "").isprintable()
+
+
 def analyse(command: str) -> Script | None:
     """The command's structure; None if bash's grammar cannot parse all of it."""
     source = command.encode("utf-8", "surrogatepass")
@@ -106,6 +119,8 @@ def analyse(command: str) -> Script | None:
     walker.statements(root)
     if not walker.segments:
         return None
+    if not splits_alike(command):
+        walker.plain = False
     return Script(command, tuple(walker.segments), walker.plain, tuple(walker.operators))
 
 
@@ -136,33 +151,39 @@ class _Walker:
             self.segments.append(self.command(node, redirected=False))
         elif kind == "redirected_statement":
             body = node.child_by_field_name("body")
-            redirects = [c for c in node.children if c.is_named and c is not body]
-            if not all(self.harmless_redirect(r) for r in redirects):
+            # The bindings give a new Node object on every access: compare by position.
+            span = None if body is None else (body.start_byte, body.end_byte)
+            redirects = [
+                c for c in node.children if c.is_named and (c.start_byte, c.end_byte) != span
+            ]
+            kinds = [self.harmless_redirect(r) for r in redirects]
+            if None in kinds:
                 self.plain = False
             if body is None:
                 self.plain = False
                 return
-            if body.type == "command":
-                self.segments.append(self.command(body, redirected=True))
+            if body.type == "command":  # stdout and stderr merged is how agentout reads
+                self.segments.append(self.command(body, redirected=kinds != ["merge"] * len(kinds)))
             else:
                 self.statement(body)
         else:  # subshell, group, if/for/while/case, function, negation, test, comment...
             self.plain = False
             self.segments.append(Segment(self.text(node), None))
 
-    def harmless_redirect(self, node: Any) -> bool:
-        """``>/dev/null``, ``2>/dev/null``, ``&>/dev/null``, ``2>&1``: output dropped or
-        merged, nothing read or written."""
+    def harmless_redirect(self, node: Any) -> str | None:
+        """``"null"`` for ``>/dev/null``, ``2>/dev/null``, ``&>/dev/null`` (output dropped),
+        ``"merge"`` for ``2>&1`` (output merged), None for anything else: nothing read or
+        written."""
         if node.type != "file_redirect":
-            return False
+            return None
         operator = next((c.type for c in node.children if not c.is_named), "")
         destination = node.child_by_field_name("destination")
         if destination is None:
-            return False
+            return None
         target = self.text(destination)
         if operator in (">", ">>", "&>", "&>>") and target in _NULL_TARGETS:
-            return True
-        return operator == ">&" and target in ("1", "2")
+            return "null"
+        return "merge" if operator == ">&" and target in ("1", "2") else None
 
     def command(self, node: Any, *, redirected: bool) -> Segment:
         words: list[str] | None = []

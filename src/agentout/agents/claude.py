@@ -37,10 +37,10 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from agentout.agents._claude_rules import RuleSet, config_dir, load_rules, settings_files
-from agentout.agents._routing import reads_files, rewrite, routable
+from agentout.agents._routing import reads_files, rewrite, routable, truthy
 from agentout.agents._shell import analyse
 
 TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
@@ -50,9 +50,11 @@ if TYPE_CHECKING:
 
     from agentout.agents._install import Edit
 
-__all__ = ["MCP_MATCHER", "MODES", "check", "decide", "edits"]
+__all__ = ["MODES", "POST_MATCHER", "check", "decide", "edits"]
 
-MCP_MATCHER = "mcp__.*"  # every MCP tool; the hook leaves agentout's own alone
+# PostToolUse: Bash and every MCP tool (the hook leaves agentout's own alone). Claude Code
+# tests a matcher that is not a plain name as an unanchored regex: anchored here.
+POST_MATCHER = "^(Bash|mcp__.*)$"
 MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 _ALLOWING_MODES = {"default", "acceptEdits", "dontAsk", "auto"}
 # Claude Code's own command-line flags that add rules a hook cannot read from any file.
@@ -69,28 +71,35 @@ def decide(
     rules: RuleSet | None = None,
     agentout: Sequence[str] | None = None,
     proc: str | None = "/proc",
+    report: Callable[[str], None] | None = None,
 ) -> dict[str, Any] | None:
     """The hook's JSON answer for one ``PreToolUse`` payload, or None for no answer.
 
     ``rules`` defaults to the settings files of the payload's project; ``proc`` is where
-    the ancestors' command lines are read (None: not read).
+    the ancestors' command lines are read (None: not read); ``report(message)`` is told
+    why nothing is rewritten when a settings file cannot be read.
     """
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, Mapping):
         return None
     command = tool_input.get("command")
-    if not isinstance(command, str) or tool_input.get("run_in_background") is True:
+    if not isinstance(command, str) or truthy(tool_input.get("run_in_background")):
         return None
     mode = payload.get("permission_mode", "default")
     mode = "default" if mode in (None, "manual") else mode
     if mode not in _ALLOWING_MODES and mode != "bypassPermissions":
         return None
     script = analyse(command)
-    if script is None or not routable(script):
+    if script is None or not script.plain:
         return None
+    worth = routable(script)  # a reducer for it: known without reading any settings
     if rules is None:
         rules = project_rules(payload)
     if rules.broken is not None or rules.unknown:
+        if report is not None and rules.broken is not None:
+            report(f"{rules.broken}; no command is rewritten")
+        return None
+    if not (worth or routable(script, rules.names)):
         return None
     if proc is not None and _started_with_rule_flags(proc):
         return None
@@ -161,16 +170,26 @@ def _started_with_rule_flags(proc: str | os.PathLike[str], depth: int = 8) -> bo
 
 
 def edits(
-    *, scope: str, home: Path, project: Path, agentout: Sequence[str], ledger: bool = True
+    *,
+    scope: str,
+    home: Path,
+    project: Path,
+    agentout: Sequence[str],
+    ledger: bool = True,
+    server: Sequence[str] | None = None,
 ) -> list[Edit]:
     """The hooks (``settings.local.json`` of the project, or the user's ``settings.json``):
-    ``PreToolUse`` for ``Bash`` and ``PostToolUse`` for every MCP tool (``mcp__.*``), the
-    MCP server (``.mcp.json``, or ``~/.claude.json``), the instructions (``CLAUDE.md``),
-    and with ``ledger=False`` the ``env`` entry that turns the ledger off."""
+    ``PreToolUse`` for ``Bash``, ``PostToolUse`` for ``Bash`` and every MCP tool,
+    ``PreCompact`` and ``SessionStart`` after a compaction (the session's outputs are
+    forgotten); the MCP server (``.mcp.json``, or ``~/.claude.json``), the instructions
+    (``CLAUDE.md``), and with ``ledger=False`` the ``env`` entry that turns the ledger
+    off. ``server``: how a file the team shares (the project's ``.mcp.json``) starts the
+    MCP server, so that it works on every machine (default: ``agentout``)."""
     from agentout.agents._common import instructions, mcp_server
     from agentout.agents._install import JsonEntry, JsonHook, TextBlock
 
     head = shlex.join(agentout)
+    started = agentout if scope == "global" or server is None else server
     if scope == "global":
         settings, servers, notes = (
             home / ".claude" / "settings.json",
@@ -182,8 +201,16 @@ def edits(
         servers, notes = project / ".mcp.json", project / "CLAUDE.md"
     wanted: list[Edit] = [
         JsonHook(settings, "PreToolUse", "Bash", f"{head} hook claude", " hook claude"),
-        JsonHook(settings, "PostToolUse", MCP_MATCHER, f"{head} hook claude", " hook claude"),
-        JsonEntry(servers, ("mcpServers",), "agentout", {"type": "stdio", **mcp_server(agentout)}),
+        JsonHook(settings, "PostToolUse", POST_MATCHER, f"{head} hook claude", " hook claude"),
+        JsonHook(settings, "PreCompact", "*", f"{head} hook claude", " hook claude"),
+        JsonHook(settings, "SessionStart", "compact", f"{head} hook claude", " hook claude"),
+        JsonEntry(
+            servers,
+            ("mcpServers",),
+            "agentout",
+            {"type": "stdio", **mcp_server(started)},
+            loose=True,
+        ),
         TextBlock(notes, instructions()),
     ]
     if not ledger:
@@ -195,5 +222,11 @@ def check(agentout: Sequence[str]) -> str | None:
     """Run the installed hook on a harmless payload: None if it answers as a hook must."""
     from agentout.agents._common import check_hook
 
-    payload = {"tool_name": "Bash", "permission_mode": "default", "tool_input": {"command": "true"}}
-    return check_hook(agentout, "claude", payload, b"")
+    before = {"tool_name": "Bash", "permission_mode": "default", "tool_input": {"command": "true"}}
+    after = {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "echo ok"},
+        "tool_response": {"stdout": "ok", "stderr": "", "interrupted": False},
+    }
+    return check_hook(agentout, "claude", before, b"") or check_hook(agentout, "claude", after, b"")

@@ -18,12 +18,17 @@ __all__ = ["edits"]
 
 
 def edits(
-    *, scope: str, home: Path, project: Path, agentout: Sequence[str], ledger: bool = True
+    *,
+    scope: str,
+    home: Path,
+    project: Path,
+    agentout: Sequence[str],
+    ledger: bool = True,
+    server: Sequence[str] | None = None,
 ) -> list[Edit]:
-    server = {"type": "local", **mcp_server(agentout), "tools": ["*"]}
-    wanted: list[Edit] = [
-        JsonEntry(home / ".copilot" / "mcp-config.json", ("mcpServers",), "agentout", server)
-    ]
+    entry = {"type": "local", **mcp_server(agentout), "tools": ["*"]}
+    config = home / ".copilot" / "mcp-config.json"  # the user's, whatever the scope
+    wanted: list[Edit] = [JsonEntry(config, ("mcpServers",), "agentout", entry, loose=True)]
     if scope != "global":
         wanted.append(TextBlock(project / ".github" / "copilot-instructions.md", instructions()))
     return wanted

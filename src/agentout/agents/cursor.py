@@ -18,11 +18,18 @@ __all__ = ["edits"]
 
 
 def edits(
-    *, scope: str, home: Path, project: Path, agentout: Sequence[str], ledger: bool = True
+    *,
+    scope: str,
+    home: Path,
+    project: Path,
+    agentout: Sequence[str],
+    ledger: bool = True,
+    server: Sequence[str] | None = None,
 ) -> list[Edit]:
     base = home / ".cursor" if scope == "global" else project / ".cursor"
+    started = agentout if scope == "global" or server is None else server
     wanted: list[Edit] = [
-        JsonEntry(base / "mcp.json", ("mcpServers",), "agentout", mcp_server(agentout))
+        JsonEntry(base / "mcp.json", ("mcpServers",), "agentout", mcp_server(started), loose=True)
     ]
     if scope != "global":  # user rules live in Cursor's settings, not in a file
         wanted.append(TextBlock(base / "rules" / "agentout.mdc", instructions()))

@@ -1,28 +1,54 @@
 """``agentout discover``: what agentout would have saved on the commands an agent ran,
 and on the MCP tool results it got.
 
-Each recorded shell call is replayed through the same library path ``agentout run``
-takes (``agentout.deliver.text.deliver_output`` with the command's reducer, if one
-matches), on the output the transcript holds, so the savings are exact counts: the
-tokens of the recorded output against the tokens of what ``agentout run`` would have
-printed for it. Each recorded MCP result goes through what the ``PostToolUse`` hook does
-with it (``agentout.agents.claude_mcp.fit_body``, with the budgets of the user's config).
-The store the replays need is a temporary directory, removed after.
+Each recorded shell call is replayed through exactly what the Claude Code hooks would do
+with it, in the project and permission mode it ran in (the rules of that project's
+settings files, read, never written):
+
+- **PreToolUse** (``agentout.agents.claude.decide``): a command the hook would route is
+  replayed as ``agentout run`` delivers it (``deliver_output`` with the routed command's
+  reducer, run's own budget). A test command routed this way gets agentout's test report,
+  which a transcript cannot replay (it holds the text, not the results): such calls are
+  counted through the text path and flagged ``exact=False``.
+- **PostToolUse** (``agentout.agents.claude_bash.decide``): a call that succeeded and was
+  not routed is replayed as the hook answers it (Claude Code's inline limit as the
+  budget, the same output twice in a session named once), or counted as it was when the
+  hook would not answer.
+- **Neither**: a call that failed and was not routed reaches no hook that can replace
+  output (``PostToolUseFailure`` cannot); when an allow rule would let the PreToolUse hook
+  route it, the rule is named.
+
+The savings are exact counts: the tokens of the recorded output against the tokens the
+model would have got. Each recorded MCP result goes through what the ``PostToolUse`` hook
+does with it (``agentout.agents.claude_mcp.fit_body``, with the budgets of the user's
+config). The store and session cache the replays need are a temporary directory, removed
+after; no ledger row is written.
 """
 
 from __future__ import annotations
 
-import shlex
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentout.agents.transcripts import McpCall, ShellCall
 
-__all__ = ["Family", "Replay", "Summary", "replay", "replay_mcp", "summarise", "summarise_mcp"]
+__all__ = [
+    "HOOKS",
+    "Family",
+    "Replay",
+    "Summary",
+    "replay",
+    "replay_mcp",
+    "summarise",
+    "summarise_mcp",
+]
+
+HOOKS = ("PreToolUse", "PostToolUse", "neither")
+_SUBCOMMANDS = {"git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "uv", "make"}
 
 
 @dataclass(frozen=True)
@@ -31,24 +57,163 @@ class Replay:
     delivered_tokens: int
     reducer: str | None  # None: no reducer matches the command (the generic path)
     form: str
+    hook: str = "neither"  # which hook reaches the call: one of HOOKS
+    why: str = ""
+    rule: str | None = None  # the allow rule that would let PreToolUse route a failing call
+    exact: bool = True  # False: a routed test command, counted through the text path
 
     @property
     def saved(self) -> int:
         return self.raw_tokens - self.delivered_tokens
 
 
-def _argv(command: str) -> tuple[tuple[str, ...], bool]:
-    """(argv, run through the shell): as the hook would route it."""
-    from agentout.agents._shell import analyse
+def _payload(call: ShellCall) -> dict[str, Any]:
+    return {
+        "session_id": call.session,
+        "cwd": call.project,
+        "permission_mode": call.mode,
+        "tool_name": "Bash",
+        "tool_input": {**call.tool_input, "command": call.command},
+        "tool_use_id": call.tool_use_id,
+    }
 
-    script = analyse(command)
-    if script is not None and script.plain and script.simple and script.segments[0].words:
-        return script.segments[0].words, False
-    return (command,), True
+
+class Replayer:
+    """The hooks, as they would have answered each call, with their rules per project."""
+
+    def __init__(self, root: Path, tokenizer: Any = None, config: Mapping[str, Any] | None = None):
+        from agentout.tokens import get_tokenizer
+
+        self.root, self.tokenizer = root, tokenizer
+        self.counter = get_tokenizer(tokenizer)
+        self.config = config if config is not None else {}
+        self._rules: dict[str, Any] = {}
+
+    def rules(self, call: ShellCall) -> Any:
+        if call.project not in self._rules:
+            from agentout.agents.claude import project_rules
+
+            self._rules[call.project] = project_rules(_payload(call))
+        return self._rules[call.project]
+
+    def replay(self, call: ShellCall) -> Replay:
+        from agentout.agents.claude import decide
+
+        raw = self.counter.count(call.output)
+        payload = _payload(call)
+        rules = self.rules(call)
+        routed = decide(payload, rules=rules, agentout=["agentout"], proc=None)
+        if routed is not None:
+            command = routed["hookSpecificOutput"]["updatedInput"]["command"]
+            return self._routed(call, command, raw, rules)
+        if not call.failed:
+            return self._post(call, payload, raw)
+        rule = self._rule_for(call, payload, rules)
+        why = "failed: PostToolUseFailure cannot replace output"
+        if rule is None:
+            why += "; no allow rule would let PreToolUse route it"
+        return Replay(raw, raw, None, "whole", "neither", why, rule)
+
+    def _routed(self, call: ShellCall, command: str, raw: int, rules: Any) -> Replay:
+        import shlex
+
+        words = shlex.split(command)
+        run_args = words[words.index("run") + 1 :]
+        if run_args[:1] == ["--shell"]:
+            argv: tuple[str, ...] = ("bash", "-c", run_args[1])
+        else:
+            argv = tuple(run_args[1:] if run_args[:1] == ["--"] else run_args)
+        delivered, reducer, form = _run_delivery(call, argv, self.root / "spill", self.tokenizer)
+        tests = _is_test_command(argv)
+        why = "routed: " + ("bypassPermissions" if call.mode == "bypassPermissions" else
+                            "every part allowed by your rules")  # fmt: skip
+        if tests:
+            why += " (a test command: agentout run gives its test report, counted as its text)"
+        return Replay(raw, delivered, reducer, form, "PreToolUse", why, None, not tests)
+
+    def _post(self, call: ShellCall, payload: dict[str, Any], raw: int) -> Replay:
+        import os
+
+        from agentout.agents import claude_bash
+        from agentout.agents._shell import analyse
+        from agentout.reducers import find
+        from agentout.store.spill import SpillStore
+
+        response = {"stdout": call.output, "stderr": "", "interrupted": False}
+        post = {**payload, "hook_event_name": "PostToolUse", "tool_response": response}
+        try:
+            answer = claude_bash.decide(
+                post,
+                config=self.config,
+                environ=os.environ,
+                agentout=["agentout"],
+                store=SpillStore(self.root / "spill"),
+                seen_folder=str(self.root / "seen"),
+                record=False,
+            )
+        except (claude_bash.BadPayload, OSError) as exc:
+            return Replay(raw, raw, None, "whole", "PostToolUse", f"no answer: {exc}")
+        if answer is None:
+            return Replay(raw, raw, None, "whole", "PostToolUse", "exit 0: shown as printed")
+        text = answer["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+        found = find(claude_bash.argv_of(analyse(call.command), call.command))
+        name = found.name if found is not None else None
+        form = "repeat" if "earlier in this session" in text else ("reduced" if name else "cut")
+        why = "exit 0: PostToolUse replaces the output"
+        return Replay(raw, self.counter.count(text), name, form, "PostToolUse", why)
+
+    def _rule_for(self, call: ShellCall, payload: dict[str, Any], rules: Any) -> str | None:
+        """The allow rules that would let the PreToolUse hook route this failing call."""
+        from agentout.agents._shell import analyse
+        from agentout.agents.claude import decide
+
+        script = analyse(call.command)
+        if script is None or not script.plain or call.mode == "plan":
+            return None
+        specs = []
+        for segment in script.segments:
+            words = segment.words or ()
+            if not words:
+                return None
+            specs.append(_narrowest(words))
+        specs = list(dict.fromkeys(specs))
+        wider = rules.with_allow(*specs)
+        if decide({**payload, "permission_mode": "default"}, rules=wider, agentout=["agentout"],
+                  proc=None) is None:  # fmt: skip
+            return None
+        return ", ".join(f"Bash({spec})" for spec in specs)
 
 
-def replay(call: ShellCall, store_dir: Path, tokenizer: Any = None) -> Replay:
-    from agentout import process
+def _narrowest(words: tuple[str, ...]) -> str:
+    """The narrowest rule specifier that names this command: ``git log *``, ``python3 -m
+    pytest *``, ``npx jest *``, ``./build.sh *`` (never a whole interpreter)."""
+    name = words[0].rsplit("/", 1)[-1]
+    module = name.startswith("python") and words[1:2] == ("-m",)
+    runner = name in ("uv", "poetry", "pdm") and words[1:2] == ("run",)
+    if len(words) > 2 and (module or runner):
+        return f"{words[0]} {words[1]} {words[2]} *"
+    sub = len(words) > 1 and not words[1].startswith("-")
+    if sub and (name in _SUBCOMMANDS or name in ("npx", "pnpx", "bunx", "uvx")):
+        return f"{words[0]} {words[1]} *"
+    if name.startswith(("python", "node", "bash", "sh", "ruby", "perl", "deno", "bun")):
+        if sub:  # a script: that script, with any arguments
+            return f"{words[0]} {words[1]}" + (" *" if len(words) > 2 else "")
+        return " ".join(words)  # code on the command line: exactly that command
+    return f"{words[0]} *"
+
+
+def _is_test_command(argv: tuple[str, ...]) -> bool:
+    from agentout.sources.testing.programs import TEST_PROGRAMS
+
+    return any(word.rsplit("/", 1)[-1].lower() in TEST_PROGRAMS for word in argv[:4])
+
+
+def _run_delivery(
+    call: ShellCall, argv: tuple[str, ...], store_dir: Path, tokenizer: Any
+) -> tuple[int, str | None, str]:
+    """(tokens, reducer, form) of what ``agentout run`` prints for the recorded output."""
+    import shlex
+
     from agentout.deliver.text import TextSettings, deliver_output, text_threshold
     from agentout.reducers import find
     from agentout.sources.command import CMD_CHARS
@@ -58,26 +223,28 @@ def replay(call: ShellCall, store_dir: Path, tokenizer: Any = None) -> Replay:
     from agentout.tokens.truncate import clip
 
     counter = get_tokenizer(tokenizer)
-    argv, shell = _argv(call.command)
-    run_argv = process.shell_argv(argv[0]) if shell else argv
-    threshold = text_threshold()
+    threshold = text_threshold()  # what agentout run takes: the client's inline limit
     capture = Capture(threshold=threshold, store=SpillStore(store_dir))
     capture.feed(call.output.encode("utf-8", "surrogateescape"))
     capture.close()
     exit_status = 1 if call.failed else 0
-    header = {"cmd": clip(shlex.join(run_argv), CMD_CHARS), "exit": exit_status}
-    reducer = find(run_argv)
+    header = {"cmd": clip(shlex.join(argv), CMD_CHARS), "exit": exit_status}
+    reducer = find(argv)
     delivery = deliver_output(
         capture,
         TextSettings(threshold, tokenizer=tokenizer),
-        argv=run_argv,
+        argv=argv,
         exit_status=exit_status,
         header=header,
         reducer=reducer,
     )
     delivered = delivery.tokens if delivery.tokens is not None else counter.count(delivery.text)
-    name = reducer.name if reducer is not None else None
-    return Replay(counter.count(call.output), delivered, name, delivery.form)
+    return delivered, reducer.name if reducer is not None else None, delivery.form
+
+
+def replay(call: ShellCall, store_dir: Path, tokenizer: Any = None) -> Replay:
+    """One call, as the hooks would have answered it (see the module docstring)."""
+    return Replayer(store_dir, tokenizer).replay(call)
 
 
 @dataclass
@@ -87,6 +254,9 @@ class Family:
     raw: int = 0
     delivered: int = 0
     reducers: set[str] = field(default_factory=set)
+    hooks: dict[str, int] = field(default_factory=dict)  # calls each hook reaches
+    rules: set[str] = field(default_factory=set)  # allow rules that would route its failures
+    unroutable: int = 0  # failing calls no allow rule would route
 
     @property
     def saved(self) -> int:
@@ -100,6 +270,8 @@ class Family:
             "delivered_tokens": self.delivered,
             "saved_tokens": self.saved,
             "reducers": sorted(self.reducers),
+            "hooks": {hook: self.hooks.get(hook, 0) for hook in HOOKS},
+            "allow_rules": sorted(self.rules),
         }
 
 
@@ -123,8 +295,16 @@ class Summary:
         plain = [f for f in self.families.values() if not f.reducers]
         return sorted(plain, key=lambda f: (-f.raw, f.name))[:limit]
 
+    def failing(self, limit: int = 15) -> list[Family]:
+        """Commands whose failures no hook reached, by their calls."""
+        found = [f for f in self.families.values() if f.hooks.get("neither")]
+        return sorted(found, key=lambda f: (-f.hooks["neither"], f.name))[:limit]
 
-def _family(command: str) -> str:
+    def hooks(self) -> dict[str, int]:
+        return {h: sum(f.hooks.get(h, 0) for f in self.families.values()) for h in HOOKS}
+
+
+def _family(command: str) -> str:  # the first words: "git log", "pytest"
     words = command.split()
     if not words:
         return "(empty)"
@@ -134,30 +314,34 @@ def _family(command: str) -> str:
     return head
 
 
-_SUBCOMMANDS = {"git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "uv", "make"}
-
-
-def summarise(calls: Iterable[ShellCall], tokenizer: Any = None) -> tuple[Summary, list[Replay]]:
+def summarise(
+    calls: Iterable[ShellCall], tokenizer: Any = None, config: Mapping[str, Any] | None = None
+) -> tuple[Summary, list[Replay]]:
     summary = Summary()
     replays: list[Replay] = []
-    store = Path(tempfile.mkdtemp(prefix="agentout-discover-"))
+    scratch = Path(tempfile.mkdtemp(prefix="agentout-discover-"))
     try:
+        replayer = Replayer(scratch, tokenizer, config)
         for call in calls:
-            done = replay(call, store / "spill", tokenizer)
+            done = replayer.replay(call)
             replays.append(done)
             summary.calls += 1
             summary.raw += done.raw_tokens
             summary.delivered += done.delivered_tokens
-            family = summary.families.setdefault(
-                _family(call.command), Family(_family(call.command))
-            )
+            name = _family(call.command)
+            family = summary.families.setdefault(name, Family(name))
             family.calls += 1
             family.raw += done.raw_tokens
             family.delivered += done.delivered_tokens
+            family.hooks[done.hook] = family.hooks.get(done.hook, 0) + 1
             if done.reducer is not None:
                 family.reducers.add(done.reducer)
+            if done.rule is not None:
+                family.rules.add(done.rule)
+            elif done.hook == "neither":
+                family.unroutable += 1
     finally:
-        shutil.rmtree(store, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
     return summary, replays
 
 

@@ -41,6 +41,7 @@ def edits(
     agentout: Sequence[str],
     ledger: bool = True,
     output_hook: bool = False,
+    server: Sequence[str] | None = None,
 ) -> list[Edit]:
     """The MCP server (``.gemini/settings.json`` of the project, or
     ``~/.gemini/settings.json``), the instructions (``GEMINI.md``) and, with
@@ -53,9 +54,9 @@ def edits(
     settings = base / "settings.json"
     off = "" if ledger else "env AGENTOUT_LEDGER=0 "
     hook = f"{off}{shlex.join(agentout)} hook gemini"
-    server = mcp_server(agentout)
+    entry = mcp_server(agentout if scope == "global" or server is None else server)
     if not ledger:
-        server["env"] = {"AGENTOUT_LEDGER": "0"}
+        entry["env"] = {"AGENTOUT_LEDGER": "0"}
     hooks: list[Edit] = [
         JsonHook(
             settings,
@@ -69,7 +70,7 @@ def edits(
     ]
     return [
         *(hooks if output_hook else []),
-        JsonEntry(settings, ("mcpServers",), "agentout", server),
+        JsonEntry(settings, ("mcpServers",), "agentout", entry, loose=True),
         TextBlock(notes, instructions()),
     ]
 

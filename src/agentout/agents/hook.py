@@ -1,18 +1,24 @@
 """``agentout hook AGENT``: read one hook payload on stdin, print the answer, exit 0.
 
-Two events for Claude Code: ``PreToolUse`` for its shell tool (``agentout.agents.claude``)
-and ``PostToolUse`` for MCP tools (``agentout.agents.claude_mcp``), told apart by the
-payload's ``hook_event_name``. ``gemini`` is Gemini CLI's ``AfterTool`` hook
+For Claude Code, told apart by the payload's ``hook_event_name``: ``PreToolUse`` of its
+``Bash`` tool (``agentout.agents.claude``: the commands its permission rules let run
+unasked, routed through ``agentout run``), ``PostToolUse`` of ``Bash``
+(``agentout.agents.claude_bash``: a finished command's output replaced by agentout's
+smaller form) and of MCP tools (``agentout.agents.claude_mcp``: a result fitted to its
+budget), and ``PreCompact`` / ``SessionStart`` after a compaction (what the session was
+shown is forgotten; nothing printed). ``gemini`` is Gemini CLI's ``AfterTool`` hook
 (``agentout.agents.gemini_shell``, ``gemini_mcp``): it sees a command after it ran and
 may only shrink its output; "nothing" is ``{}`` there (Gemini reads a hook's stderr as
-its answer when stdout is empty).
+its answer when stdout is empty). ``codex`` is Codex's ``PreToolUse`` of its shell tool
+(``agentout.agents.codex``: what its execpolicy rules allow, routed); ``opencode`` is
+the call of agentout's OpenCode plugin after its bash tool (``agentout.agents.opencode``).
 
 Fail-open by construction: whatever goes wrong (bad JSON, no command, a payload over its
-limit, an unknown tool, a bad config file, a crash, more than the time limit), the answer
-is nothing at all, so the agent runs the command as it was and decides its permission as
-it would without agentout, or gets the tool's result as it was; one line on stderr says
-why. Nothing here imports click, and nothing loads a tokenizer before it is needed: the
-hook runs around every tool call.
+limit, an unknown tool, a bad config or settings file, a crash, more than the time
+limit), the answer is nothing at all, so the agent runs the command as it was and
+decides its permission as it would without agentout, or gets the tool's result as it
+was; one line on stderr says why. Nothing here imports click, and nothing loads a
+tokenizer before it is needed: the hook runs around every tool call.
 """
 
 from __future__ import annotations
@@ -41,15 +47,22 @@ MAX_PAYLOAD = 1 << 20  # a Bash payload is a command and a few fields
 MAX_POST_PAYLOAD = 64 << 20  # a PostToolUse payload holds a tool's result: megabytes
 # What is read of stdin, per agent: Claude's payload may be a PostToolUse result (its
 # Bash payloads are held to MAX_PAYLOAD once parsed); Gemini's AfterTool holds the output.
-MAX_PAYLOADS = {"claude": MAX_POST_PAYLOAD, "gemini": 8 << 20}
+MAX_PAYLOADS = {"claude": MAX_POST_PAYLOAD, "gemini": 8 << 20, "opencode": MAX_POST_PAYLOAD}
 TIME_LIMIT = 2.0
-TIME_LIMITS = {"gemini": 5.0}  # after the command: it reduces the output, as agentout run does
+# After the command: the output is reduced, as agentout run reduces it.
+TIME_LIMITS = {"gemini": 5.0, "opencode": 8.0}
 POST_TIME_LIMIT = 8.0  # fitting a large MCP result; the hook entry allows 10 s
-_SHELL_TOOLS = {"claude": {"Bash"}, "gemini": {"run_shell_command"}}
+_SHELL_TOOLS = {
+    "claude": {"Bash"},
+    "codex": {"Bash"},
+    "gemini": {"run_shell_command"},
+    "opencode": {"bash"},
+}
 _MCP_TOOLS = {"gemini": "mcp_"}  # the prefix of an MCP server's tools (AfterTool: their result)
-_EVENTS = {"gemini": "AfterTool"}
+_EVENTS = {"gemini": "AfterTool", "opencode": "PostToolUse"}
 _NOTHING = {"gemini": "{}\n"}
 _POST = {"claude"}
+_COMPACTING = ("PreCompact", "SessionStart")
 _limit = [TIME_LIMIT]  # the time limit in force, for the message
 
 
@@ -57,10 +70,18 @@ class _TimeLimit(Exception):
     pass
 
 
+class _Unanswered(Exception):
+    """No answer, and the one line that says why."""
+
+
 def _claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     from agentout.agents.claude import decide
 
-    return decide(payload)
+    said: list[str] = []
+    reply = decide(payload, report=said.append)
+    if said:
+        raise _Unanswered(said[0])
+    return reply
 
 
 def _gemini(payload: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -73,9 +94,31 @@ def _gemini(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     return gemini_shell.decide(payload)
 
 
+def _codex(payload: Mapping[str, Any]) -> dict[str, Any] | None:
+    from agentout.agents.codex import decide
+
+    said: list[str] = []
+    reply = decide(payload, report=said.append)
+    if said:
+        raise _Unanswered(said[0])
+    return reply
+
+
+def _opencode(payload: Mapping[str, Any]) -> dict[str, Any] | None:
+    from agentout.agents import claude_bash, opencode
+    from agentout.errors import InputError
+
+    try:
+        return opencode.decide(payload)
+    except (claude_bash.BadPayload, InputError, OSError) as exc:
+        raise _Unanswered(f"{exc}; nothing changed") from None
+
+
 AGENTS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]] = {
     "claude": _claude,
+    "codex": _codex,
     "gemini": _gemini,
+    "opencode": _opencode,
 }
 
 
@@ -101,8 +144,10 @@ def answer(agent: str, raw: bytes) -> tuple[str, str | None]:
         return "", f"agentout: hook: {where}: {exc.msg} (JSON); nothing changed"
     if not isinstance(payload, dict):
         return "", "agentout: hook: <stdin>: the payload is not a JSON object; nothing changed"
-    if payload.get("hook_event_name") == "PostToolUse" and agent in _POST:
+    if agent in _POST and payload.get("hook_event_name") == "PostToolUse":
         return _post(payload)
+    if agent in _POST and payload.get("hook_event_name") in _COMPACTING:
+        return _compacting(payload)
     if agent in _POST and len(raw) > MAX_PAYLOAD:
         return "", f"agentout: hook: <stdin>: payload over {MAX_PAYLOAD} bytes; nothing changed"
     event = _EVENTS.get(agent)
@@ -117,29 +162,60 @@ def answer(agent: str, raw: bytes) -> tuple[str, str | None]:
         tool_input = payload.get("tool_input")
         if not isinstance(tool_input, dict) or not isinstance(tool_input.get("command"), str):
             return "", "agentout: hook: the payload has no tool_input.command; nothing changed"
-    reply = decide(payload)
+    try:
+        reply = decide(payload)
+    except _Unanswered as exc:
+        return "", f"agentout: hook: {exc}"
     if reply is None:
         return "", None
     return json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n", None
 
 
 def _post(payload: dict[str, Any]) -> tuple[str, str | None]:
-    """A ``PostToolUse`` answer: an MCP result fitted to its budget, or nothing."""
+    """A ``PostToolUse`` answer: a Bash command's output reduced, or an MCP result fitted
+    to its budget, or nothing."""
+    tool = payload.get("tool_name")
+    bash = tool == "Bash"
+    if not bash and not (isinstance(tool, str) and tool.startswith("mcp__")):
+        return (
+            "",
+            f"agentout: hook: PostToolUse of {tool!r}: not Bash nor MCP; nothing changed",
+        )
     if hasattr(signal, "setitimer") and signal.getitimer(signal.ITIMER_REAL)[0] > 0:
-        _limit[0] = POST_TIME_LIMIT  # the result is read: fitting it has its own limit
+        _limit[0] = POST_TIME_LIMIT  # the result is read: reducing it has its own limit
         signal.setitimer(signal.ITIMER_REAL, POST_TIME_LIMIT)
-    from agentout.agents.claude_mcp import FitFailed, decide_post
     from agentout.errors import InputError
 
+    if bash:
+        from agentout.agents.claude_bash import BadPayload as Failed
+        from agentout.agents.claude_bash import decide as reply_to
+    else:
+        from agentout.agents.claude_mcp import FitFailed as Failed  # type: ignore[assignment]
+        from agentout.agents.claude_mcp import decide_post as reply_to  # type: ignore[assignment]
     try:
-        reply = decide_post(payload)
+        reply = reply_to(payload)
     except InputError as exc:
         return "", f"agentout: hook: {exc}; nothing changed"
-    except FitFailed as exc:
-        return "", f"agentout: hook: {payload.get('tool_name')}: {exc}; nothing changed"
+    except (Failed, OSError) as exc:
+        return "", f"agentout: hook: {tool}: {exc}; nothing changed"
     if reply is None:
         return "", None
     return json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n", None
+
+
+def _compacting(payload: dict[str, Any]) -> tuple[str, str | None]:
+    """``PreCompact``, or ``SessionStart`` after a compaction: the outputs the session was
+    shown leave the model's context, so a repeat of one is no longer "the same as
+    before". Nothing is printed: either event reads plain stdout as text for the model."""
+    session = payload.get("session_id")
+    event = payload.get("hook_event_name")
+    if event == "SessionStart" and payload.get("source") != "compact":
+        return "", None
+    if isinstance(session, str) and session:
+        from agentout.agents._seen import forget
+
+        forget(session)
+    return "", None
 
 
 def _read_limited(stream: IO[bytes], limit: int = MAX_PAYLOAD) -> bytes:

@@ -6,9 +6,11 @@ A transcript is JSONL under ``~/.claude/projects/<project>/<session>.jsonl`` (or
 ``tool_use`` blocks (``name`` "Bash", ``input.command``, ``id``); a later ``user``
 line holds the matching ``tool_result`` (``tool_use_id``, ``content`` as text or text
 blocks, ``is_error``), and often ``toolUseResult`` with the command's ``stdout`` and
-``stderr``, which are preferred as the raw output. An MCP tool (``mcp__SERVER__TOOL``)
-has its result in the ``tool_result``'s ``content`` as the model got it: a string (the
-structured content as JSON) or content blocks, the form the ``PostToolUse`` hook gets.
+``stderr``, which are preferred as the raw output. The permission mode a call was made in
+is the latest ``permissionMode`` a line of the file gave (``default`` before any). An MCP
+tool (``mcp__SERVER__TOOL``) has its result in the ``tool_result``'s ``content`` as the
+model got it: a string (the structured content as JSON) or content blocks, the form the
+``PostToolUse`` hook gets.
 Lines that are not JSON objects are skipped and counted; nothing is ever written.
 """
 
@@ -33,6 +35,9 @@ class ShellCall:
     time: float | None
     project: str
     session: str
+    mode: str = "default"  # the session's permission mode when the call was made
+    tool_input: dict[str, Any] = field(default_factory=dict)
+    tool_use_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,8 @@ def _blocks(entry: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _read_file(path: Path, found: Transcripts, since: float | None, project: str | None) -> None:
-    pending: dict[str, tuple[str, float | None, str, str]] = {}
+    pending: dict[str, tuple[str, float | None, str, str, str, dict[str, Any]]] = {}
+    mode = "default"
     pending_mcp: dict[str, tuple[str, float | None, str, str]] = {}
     try:
         handle = path.open("rb")
@@ -102,17 +108,18 @@ def _read_file(path: Path, found: Transcripts, since: float | None, project: str
                 continue
             cwd = str(entry.get("cwd") or "")
             session = str(entry.get("sessionId") or path.stem)
+            if isinstance(entry.get("permissionMode"), str):
+                mode = entry["permissionMode"]
             for block in _blocks(entry):
                 kind = block.get("type")
                 if kind == "tool_use" and block.get("name") in SHELL_TOOLS:
-                    command = (block.get("input") or {}).get("command")
+                    given: dict[str, Any] = (
+                        block["input"] if isinstance(block.get("input"), dict) else {}
+                    )
+                    command = given.get("command")
                     if isinstance(command, str) and isinstance(block.get("id"), str):
-                        pending[block["id"]] = (
-                            command,
-                            _when(entry.get("timestamp")),
-                            cwd,
-                            session,
-                        )
+                        when = _when(entry.get("timestamp"))
+                        pending[block["id"]] = (command, when, cwd, session, mode, given)
                 elif kind == "tool_use" and str(block.get("name", "")).startswith("mcp__"):
                     if isinstance(block.get("id"), str):
                         when = _when(entry.get("timestamp"))
@@ -127,14 +134,18 @@ def _read_file(path: Path, found: Transcripts, since: float | None, project: str
                     response = block.get("content")
                     found.mcp_calls.append(McpCall(tool, response, failed, when, where, session_id))
                 elif kind == "tool_result" and block.get("tool_use_id") in pending:
-                    command, when, where, session_id = pending.pop(block["tool_use_id"])
+                    tool_use_id = block["tool_use_id"]
+                    command, when, where, session_id, used, given = pending.pop(tool_use_id)
                     if since is not None and (when is None or when < since):
                         continue
                     if project is not None and where != project:
                         continue
                     output = _output(entry, block)
                     failed = bool(block.get("is_error"))
-                    found.calls.append(ShellCall(command, output, failed, when, where, session_id))
+                    found.calls.append(
+                        ShellCall(command, output, failed, when, where, session_id, used,
+                                  given, tool_use_id)
+                    )  # fmt: skip
     found.unanswered += len(pending) + len(pending_mcp)
 
 

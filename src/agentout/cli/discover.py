@@ -10,6 +10,10 @@ import click
 from agentout.cli._options import fail, reports_errors
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 @click.command()
 @click.argument("path", required=False, type=click.Path(), metavar="[PATH]")
 @click.option("--since", metavar="WHEN", help="Only commands since 7d, 12h, 2w or YYYY-MM-DD.")
@@ -26,15 +30,19 @@ from agentout.cli._options import fail, reports_errors
 def discover(
     path: str | None, since: str | None, project: str | None, format_name: str, limit: int
 ) -> None:
-    """Replay agentout on the shell commands in Claude Code's transcripts.
+    """Replay agentout's Claude Code hooks on the commands in Claude Code's transcripts.
 
     Reads the session transcripts (PATH, else ~/.claude/projects or
     $CLAUDE_CONFIG_DIR/projects), pairs each Bash command with the output it returned,
-    and runs that output through what `agentout run` would do, so the numbers are exact
-    token counts: the output the agent got against what agentout would have printed.
-    Lists the commands that would gain most and those no reducer handles yet, and the
-    MCP tools whose results the PostToolUse hook would fit (budgets from the config
-    file's [mcp] table). Reads only; lines that are not JSON are skipped and counted.
+    and replays what the hooks would have done with it, with the rules of the project it
+    ran in: routed by PreToolUse (as `agentout run` prints it), replaced by PostToolUse
+    (a command that succeeded), or neither (a command that failed, which no hook can
+    reduce unless an allow rule lets PreToolUse route it: the rule is named). The
+    numbers are exact token counts: the output the agent got against what it would have
+    got. Lists the commands that would gain most, those no reducer handles yet, the
+    failing ones, and the MCP tools whose results the PostToolUse hook would fit
+    (budgets from the config file's [mcp] table). Reads only; lines that are not JSON
+    are skipped and counted.
 
     \b
     Examples:
@@ -54,8 +62,9 @@ def discover(
         fail(f"{root}: no such file or folder ({usual})")
     where = str(Path(project).expanduser().resolve()) if project else None
     found = read(root, since=parse_since(since), project=where)
-    summary, _ = summarise(found.calls)
-    tools = summarise_mcp(found.mcp_calls, load(), str(config_path()))
+    config = load()
+    summary, replays = summarise(found.calls, config=config)
+    tools = summarise_mcp(found.mcp_calls, config, str(config_path()))
     gaining = sorted((f for f in tools.values() if f.saved > 0), key=lambda f: (-f.saved, f.name))[
         :limit
     ]
@@ -69,8 +78,11 @@ def discover(
             "raw_tokens": summary.raw,
             "delivered_tokens": summary.delivered,
             "saved_tokens": summary.saved,
+            "exact": all(r.exact for r in replays),
+            "hooks": summary.hooks(),
             "commands": [f.as_dict() for f in summary.most_gained(limit)],
             "unhandled": [f.as_dict() for f in summary.unhandled(limit)],
+            "failing": [f.as_dict() for f in summary.failing(limit)],
             "mcp_calls": len(found.mcp_calls),
             "mcp_raw_tokens": sum(f.raw for f in tools.values()),
             "mcp_delivered_tokens": sum(f.delivered for f in tools.values()),
@@ -89,11 +101,20 @@ def discover(
         return
     percent = 0.0 if summary.raw <= 0 else round(100 * summary.saved / summary.raw, 1)
     click.echo(
-        f"{summary.calls} shell commands in {found.files} transcripts: {summary.raw:,} tokens "
-        f"of output, {summary.delivered:,} through agentout ({summary.saved:,} saved, {percent}%)"
+        f"{_count(summary.calls, 'shell command')} in {_count(found.files, 'transcript')}: "
+        f"{summary.raw:,} tokens of output, {summary.delivered:,} through agentout's hooks "
+        f"({summary.saved:,} saved, {percent}%)"
     )
     if found.broken:
-        click.echo(f"{found.broken} lines skipped (not JSON)")
+        click.echo(f"{_count(found.broken, 'line')} skipped (not JSON)")
+    hooks = summary.hooks()
+    click.echo(
+        f"Reached by PreToolUse (routed through agentout run): {hooks['PreToolUse']:,}; "
+        f"by PostToolUse (exit 0, output replaced): {hooks['PostToolUse']:,}; "
+        f"by neither (failed, not routed): {hooks['neither']:,}"
+    )
+    if not all(r.exact for r in replays):
+        click.echo("(routed test commands are counted through their text, not their report)")
     click.echo("\nWould gain most:")
     for family in summary.most_gained(limit):
         click.echo(
@@ -103,6 +124,15 @@ def discover(
     click.echo("\nNo reducer yet (by output tokens):")
     for family in summary.unhandled(limit):
         click.echo(f"  {family.name:24} {family.calls:5} calls {family.raw:>10,} tokens")
+    failing = summary.failing(limit)
+    if failing:
+        click.echo(
+            "\nFailed with no hook to reduce them (an allow rule lets PreToolUse route them):"
+        )
+    for family in failing:
+        rules = ", ".join(sorted(family.rules)) or "(no allow rule found that routes it)"
+        calls = family.hooks["neither"]
+        click.echo(f"  {family.name:24} {calls:5} calls {family.raw:>10,} tokens  {rules}")
     if found.mcp_calls:
         raw = sum(f.raw for f in tools.values())
         saved = raw - sum(f.delivered for f in tools.values())

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import importlib
+import shlex
+import shutil
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
 from agentout.cli._options import EXIT_FAILED, reports_errors
 
 AGENTS = ("claude", "gemini", "copilot", "cursor", "opencode", "codex")
+_SHARED_FILES = {"claude": ".mcp.json", "opencode": "opencode.json", "cursor": ".cursor/mcp.json",
+                 "gemini": ".gemini/settings.json"}  # fmt: skip
 
 
 @click.command()
 @click.argument("agent", type=click.Choice(AGENTS), default="claude", required=False)
 @click.option("--global", "global_", is_flag=True, help="The user's files, not the project's.")
-@click.option("--uninstall", is_flag=True, help="Remove exactly what init added.")
+@click.option("--uninstall", is_flag=True, help="Remove what any earlier init added.")
 @click.option("--show", is_flag=True, help="Say what is installed, and check that it runs.")
 @click.option("--no-ledger", is_flag=True, help="Turn the savings ledger off for this agent.")
 @click.option(
@@ -27,10 +33,10 @@ AGENTS = ("claude", "gemini", "copilot", "cursor", "opencode", "codex")
 @click.option(
     "--project",
     "project_dir",
-    type=click.Path(file_okay=False),
+    type=click.Path(exists=True, file_okay=False),
     default=".",
     show_default=True,
-    help="The project whose files are changed.",
+    help="The project whose files are changed (it must exist).",
 )
 @reports_errors
 def init(
@@ -44,13 +50,17 @@ def init(
 ) -> None:
     """Install agentout for AGENT (claude, gemini, copilot, cursor, opencode, codex).
 
-    Writes, into the agent's own files and nowhere else: the hook (Claude Code: runs
-    the commands your permission rules allow through `agentout run`, never changing
-    what they decide; Gemini CLI, with --output-hook: shrinks a finished command's
-    output), the MCP server (`agentout serve`), and two lines of instructions.
-    Other entries are never touched; a file that existed keeps a copy beside it
-    (FILE.agentout-backup); running it again changes nothing. --uninstall removes exactly
-    what was added. --show lists each entry and runs the installed hook once.
+    Writes, into the agent's own files and nowhere else: the hooks (Claude Code: a
+    finished command's output replaced by agentout's smaller form, and the commands your
+    permission rules allow run through `agentout run`, never changing what they decide;
+    Gemini CLI, with --output-hook: shrinks a finished command's output), the MCP server
+    (`agentout serve`; `agentout` itself in a file a team shares, when it is on PATH), and
+    two lines of instructions. Other entries are never touched; running it again changes
+    nothing. A copy of each file it changes is kept in agentout's data directory (listed by
+    --show), never in the project. --uninstall removes whatever an earlier init added,
+    whatever its flags, gives a file left as it was its exact bytes back, and keeps an
+    entry another agent's install still uses (AGENTS.md). --show lists each entry, the
+    copies, and runs the installed hook once.
 
     \b
     Examples:
@@ -59,42 +69,138 @@ def init(
       agentout init codex --show
       agentout init gemini --uninstall
     """
-    from agentout.agents import _install
+    from agentout.agents import _install, _installs
     from agentout.agents._routing import agentout_command
 
     if output_hook and agent != "gemini":
         raise click.UsageError("--output-hook is for gemini only")
-    module = importlib.import_module(f"agentout.agents.{agent}")
     agentout = agentout_command()
-    # --uninstall removes the output hook whether or not it is named
-    extra = {"output_hook": output_hook or uninstall} if agent == "gemini" else {}
-    edits = module.edits(
-        scope="global" if global_ else "project",
-        home=Path.home(),
-        project=Path(project_dir).resolve(),
-        agentout=agentout,
-        ledger=not no_ledger,
-        **extra,
-    )
+    scope = "global" if global_ else "project"
+    project = Path(project_dir).resolve()
+    where = "global" if global_ else str(project)
+    server, note = _shared_command(agentout)
+    wanted = _edits(agent, scope, project, agentout, server, no_ledger, output_hook)
     if show:
-        problems = 0
-        for edit in edits:
-            state = _install.state(edit)
-            problems += state != "installed"
-            click.echo(f"{state:9} {edit.describe()}")
-        check = getattr(module, "check", None)
-        if check is not None and all(_install.state(e) == "installed" for e in edits):
-            trouble = check(agentout)
-            click.echo(f"{'broken' if trouble else 'runs':9} {trouble or 'the hook answers'}")
-            problems += trouble is not None
-        raise SystemExit(EXIT_FAILED if problems else 0)
+        _show(agent, wanted, agentout)
+        return
+    if uninstall:  # every variant an earlier init may have written
+        variants = wanted + _edits(agent, scope, project, agentout, server, not no_ledger, True)
+        edits = _unique(variants)
+    else:
+        edits = wanted
     for edit in edits:  # every file read first: a broken one stops init before any write
         _install.state(edit)
+    if uninstall:
+        shared = _still_used(agent, where)
+        for edit in edits:
+            user = shared.get(_install.target(edit))
+            if user is not None and _install.state(edit) != "absent":
+                click.echo(f"{'kept':9} {edit.describe()} (still used by {user})")
+                continue
+            changed = _install.apply(edit, remove=True)
+            if changed or edit in wanted:
+                click.echo(f"{'removed' if changed else 'absent':9} {edit.describe()}")
+        _installs.record(agent, where, present=False)
+        return
+    added = 0
     for edit in edits:
-        changed = _install.apply(edit, remove=uninstall)
-        verb = (
-            ("removed" if changed else "absent")
-            if uninstall
-            else ("added" if changed else "unchanged")
-        )
-        click.echo(f"{verb:9} {edit.describe()}")
+        changed = _install.apply(edit)
+        added += changed
+        click.echo(f"{'added' if changed else 'unchanged':9} {edit.describe()}")
+    _installs.record(agent, where, present=True)
+    if added and note is not None and not global_ and agent in _SHARED_FILES:
+        click.echo(f"note: {_SHARED_FILES[agent]} starts the MCP server as {note}")
+
+
+def _edits(
+    agent: str,
+    scope: str,
+    project: Path,
+    agentout: Sequence[str],
+    server: Sequence[str],
+    no_ledger: bool,
+    output_hook: bool,
+) -> list[Any]:
+    module = importlib.import_module(f"agentout.agents.{agent}")
+    extra = {"output_hook": output_hook} if agent == "gemini" else {}
+    edits: list[Any] = module.edits(
+        scope=scope,
+        home=Path.home(),
+        project=project,
+        agentout=agentout,
+        ledger=not no_ledger,
+        server=server,
+        **extra,
+    )
+    return edits
+
+
+def _unique(edits: Sequence[Any]) -> list[Any]:
+    from agentout.agents._install import target
+
+    seen: set[tuple[str, ...]] = set()
+    kept = []
+    for edit in edits:
+        if target(edit) not in seen:
+            seen.add(target(edit))
+            kept.append(edit)
+    return kept
+
+
+def _shared_command(agentout: Sequence[str]) -> tuple[list[str], str | None]:
+    """How a file a team commits starts agentout: ``agentout`` when it is on PATH (installed
+    with ``uv tool install``, ``pipx install`` or into the environment), else this
+    machine's path, and the note that says so."""
+    if shutil.which("agentout"):
+        return ["agentout"], None
+    shown = shlex.join(agentout)
+    return list(agentout), (
+        f"{shown}, a path of this machine; put agentout on PATH (uv tool install . or "
+        "pipx install .) and run init again for a command that works on every machine"
+    )
+
+
+def _still_used(agent: str, where: str) -> dict[tuple[str, ...], str]:
+    """The targets of the other recorded installs whose entries are still there: what
+    uninstalling this one must leave (target -> "AGENT SCOPE")."""
+    from agentout.agents import _install, _installs
+    from agentout.agents._routing import agentout_command
+    from agentout.errors import InputError
+
+    used: dict[tuple[str, ...], str] = {}
+    for other, scopes in sorted(_installs.installed().items()):
+        for scope in scopes:
+            if (other, scope) == (agent, where) or other not in AGENTS:
+                continue
+            project = Path.home() if scope == "global" else Path(scope)
+            kind = "global" if scope == "global" else "project"
+            edits = _edits(other, kind, project, agentout_command(), ["agentout"], False, True)
+            for edit in edits:
+                try:
+                    present = _install.state(edit) != "absent"
+                except InputError:
+                    present = True  # unreadable: left alone
+                if present:
+                    used.setdefault(_install.target(edit), f"{other} ({scope})")
+    return used
+
+
+def _show(agent: str, edits: Sequence[Any], agentout: Sequence[str]) -> None:
+    from agentout.agents import _install, _installs
+
+    module = importlib.import_module(f"agentout.agents.{agent}")
+    problems = 0
+    for edit in edits:
+        state = _install.state(edit)
+        problems += state != "installed"
+        click.echo(f"{state:9} {edit.describe()}")
+    for path in sorted({edit.path for edit in edits}):
+        copy = _installs.backup_of(path)
+        if copy.exists():
+            click.echo(f"{'backup':9} {path}: a copy from before init, {copy}")
+    check = getattr(module, "check", None)
+    if check is not None and all(_install.state(e) == "installed" for e in edits):
+        trouble = check(agentout)
+        click.echo(f"{'broken' if trouble else 'runs':9} {trouble or 'the hook answers'}")
+        problems += trouble is not None
+    raise SystemExit(EXIT_FAILED if problems else 0)

@@ -113,7 +113,7 @@ def deliver(
                 max_chars=max_chars,
                 inline_threshold=inline_threshold,
                 mode=mode,
-                format=format_name,
+                format=_runnable(format_name),
                 tokenizer=tokenizer,
                 shell=shell,
                 timeout=timeout,
@@ -129,17 +129,18 @@ def deliver(
         if done.delivery.warning:
             sys.stderr.write(f"agentout: warning: {done.delivery.warning}\n")
         packed = done.delivery.packed
+        text = done.delivery.text
         try:
             if packed is not None and packed.format == "text":
                 from agentout.cli._options import echo_packed
 
                 echo_packed(packed)
             else:
-                sys.stdout.write(done.delivery.text)
+                sys.stdout.write(text)
             sys.stdout.flush()
         except BrokenPipeError:
             sys.stderr.close()
-        _record(command, shell, done, tokenizer)
+        _record(command, shell, done, text, tokenizer)
         sys.exit(done.outcome.exit_status)
 
 
@@ -154,8 +155,28 @@ def _uploads_deferred() -> contextlib.AbstractContextManager[None]:
     return deferred_uploads()
 
 
-def _record(command: Sequence[str], shell: bool, done: Any, tokenizer: str | None) -> None:
-    """One row in the savings ledger (``agentout.ledger.book``), counted after we answered."""
+def _runnable(format_name: str) -> Any:
+    """Text whose markers name the agentout that ran, when it was started by a path (as
+    the hooks' rewrites start it) and ``agentout`` on PATH is not that one: the agent's
+    shell can then run what they say (``agentout.agents._markers``)."""
+    script = sys.argv[0] if sys.argv else ""
+    if format_name != "raw" or os.path.basename(script) != "agentout":
+        return format_name
+    from agentout.agents._markers import show_command
+
+    command = show_command()
+    if command == "agentout":
+        return format_name
+    from agentout.formats.raw import Pager, RawFormat
+
+    return RawFormat(Pager.for_command(command))
+
+
+def _record(
+    command: Sequence[str], shell: bool, done: Any, text: str, tokenizer: str | None
+) -> None:
+    """One row in the savings ledger (``agentout.ledger.book``), counted after we answered:
+    ``text``, what was printed."""
     from agentout.ledger import book as ledger
 
     if not ledger.enabled():
@@ -163,12 +184,12 @@ def _record(command: Sequence[str], shell: bool, done: Any, tokenizer: str | Non
     delivery, outcome = done.delivery, done.outcome
     raw_path = str(delivery.ref.path) if delivery.ref is not None else None
     raw = None
-    if raw_path is None and delivery.form == "whole":
+    if raw_path is None and delivery.form == "whole" and not _reduced_inside(command, shell):
         raw = delivery.text  # as printed: the raw output (and at most the [exit N] line)
     ledger.record_later(
         tool="run",
         command=command[0] if shell else " ".join(command),
-        delivered=delivery.text,
+        delivered=text,
         raw=raw,
         raw_path=raw_path,
         tokenizer=tokenizer,
@@ -176,6 +197,17 @@ def _record(command: Sequence[str], shell: bool, done: Any, tokenizer: str | Non
         exit_status=outcome.exit_status,
         secrets=delivery.secrets,
     )
+
+
+def _reduced_inside(command: Sequence[str], shell: bool) -> bool:
+    """Whether a task runner's recipe lines were each reduced by agentout (make, just,
+    npm...): what was printed whole is then not the raw output, whose size is not known
+    here, so the ledger says so (None) rather than count the reduced text as raw."""
+    if shell or not command:
+        return False
+    from agentout.sources.tasks import RUNNERS, enabled
+
+    return os.path.basename(command[0]) in RUNNERS and enabled()
 
 
 class _Heartbeat:

@@ -34,7 +34,7 @@ from agentout.formats import FORMAT_NAMES
     "--shell",
     "shell",
     is_flag=True,
-    help="Run CMD, one string, through your shell ($SHELL -c), pipes and all.",
+    help="Run CMD, one string, through bash (bash -c, as Claude Code runs it), pipes and all.",
 )
 @click.option(
     "--timeout",

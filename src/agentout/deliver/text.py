@@ -256,11 +256,13 @@ def _try_reduced(
 ) -> tuple[TextDelivery | None, bool]:
     """The reducer's form whole, with the output stored, if it is smaller and it fits;
     and whether it is smaller (one that does not fit is then cut, not the output)."""
-    from agentout.formats.raw import FORMAT as RAW
+    from agentout.formats.raw import FORMAT, RawFormat
 
+    # the raw format asked for (its pager names the agentout the agent can start), else raw
+    raw = settings.format if isinstance(settings.format, RawFormat) else FORMAT
     probe = {**head, "ref": "0" * 16, "lines": capture.lines}  # the real name is as long
     document = _document(reduced.records, probe)
-    text = RAW.render(document)
+    text = raw.render(document)
     if len(text.encode("utf-8")) > REDUCED_AT_MOST * len(data):
         return None, False
     room = settings.threshold if settings.max_chars is None else settings.max_chars
@@ -272,7 +274,7 @@ def _try_reduced(
         capture.discard()
     else:
         probe["ref"] = short_ref(ref)
-    text = RAW.render(_document(reduced.records, probe))
+    text = raw.render(_document(reduced.records, probe))
     name = reducer.name if reducer is not None else None
     return _delivered(capture, text, "reduced", reducer=name, secrets=_hidden(head)), True
 

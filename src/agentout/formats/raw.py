@@ -100,9 +100,8 @@ class RawFormat:
                 lines_only = record.kind == "L" and (previous is None or previous[1] == "L")
                 left_out = previous is not None and index > previous[0] + 1
                 if first > covered + 1 and (lines_only or left_out or (previous is None and index)):
-                    out.append(
-                        gap_marker(first - covered - 1, covered + 1, first - 1, ref, self.pager)
-                    )
+                    where = (covered + 1, first - 1, ref, self.pager)
+                    out.append(gap_marker(first - covered - 1, *where, lost=lost))
                     gaps += 1
                 covered = max(covered, last)
             out.append(text)

@@ -125,11 +125,11 @@ def run(
         if len(argv) != 1:
             raise ValueError("--shell takes the command line as one argument")
         argv = process.shell_argv(argv[0])
-    elif reduce and format == "raw":
+    elif reduce and _is_raw(format):
         tested = _tests(argv, max_tokens, max_chars, tokenizer, _redactor(redact), cwd)
         if tested is not None:
             return tested
-    tasks = _tasks(argv, cwd) if reduce and not shell and format == "raw" else None
+    tasks = _tasks(argv, cwd) if reduce and not shell and _is_raw(format) else None
     check_mode(mode)
     threshold = text_threshold(inline_threshold)
     redactor = _redactor(redact)
@@ -274,3 +274,8 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return str(number)
+
+
+def _is_raw(format: str | Format) -> bool:
+    """Whether output goes as text (``raw``, by name or as a ``RawFormat`` with its pager)."""
+    return (format if isinstance(format, str) else format.name) == "raw"
