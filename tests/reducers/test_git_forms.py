@@ -140,3 +140,29 @@ def test_git_log_with_patches_under_a_tight_budget_still_names_them(
     assert len(shown) <= 700
     assert "second: alpha becomes beta" in shown
     assert "first" in shown
+
+
+def test_pytest_collect_only_keeps_every_test_id_grouped_by_file(
+    tmp_path: Path, store: SpillStore
+) -> None:
+    import sys
+
+    from agentout.reducers.facts import extract, lost
+
+    for i in range(20):
+        body = "".join(f"def test_case_{j}_of_module_{i}():\n    pass\n\n" for j in range(6))
+        (tmp_path / f"test_mod_{i}.py").write_text(body)
+    argv = (sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider")
+    raw = subprocess.run(argv, cwd=tmp_path, capture_output=True, check=True).stdout
+    reducer = find(argv)
+    assert reducer is not None
+    assert reducer.name == "tests/collect"
+    capture = Capture(threshold=1 << 20, store=store)
+    capture.feed(raw)
+    capture.close()
+    shown = deliver_output(capture, TextSettings(1 << 20), argv=argv, reducer=reducer)
+    facts = extract(reducer.facts[0], raw.decode(), "test")
+    assert len(facts) == 120
+    assert lost(facts, shown.text) == []
+    assert shown.form == "reduced"
+    assert len(shown.text) < len(raw) * 0.7

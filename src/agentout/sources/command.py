@@ -193,6 +193,8 @@ def run(
 
 _BUILD_TOOLS = {"mvn", "mvnw", "gradle", "gradlew"}
 _TEST_GOALS = {"test", "verify", "check", "integration-test"}
+# Options that list tests rather than run them: the list is the output, read as text.
+_LISTING = {"--collect-only", "--co", "--list", "--listTests", "--list-tests"}
 
 
 def _tests(
@@ -209,6 +211,8 @@ def _tests(
     names = {os.path.basename(word).lower() for word in argv}
     if not names & TEST_PROGRAMS:
         return None  # most commands: nothing of the test machinery is imported
+    if _LISTING & set(argv):
+        return None  # pytest --collect-only, cargo test -- --list: ids to read, no run
     if names & _BUILD_TOOLS and not names & _TEST_GOALS:
         return None  # mvn compile, gradle build: a build, read by the build reducer
     from agentout.sources.testing.runners import RunnerError, detect, run_tests
