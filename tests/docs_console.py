@@ -172,7 +172,7 @@ def _commands(lines: list[str], start: int) -> list[Command]:
         if prompt is not None:
             commands.append(Command(prompt["machine"], prompt["command"], [], index))
         elif commands:
-            commands[-1].output.append(lines[index])
+            commands[-1].output.append(lines[index].rstrip())
         index += 1
     for command in commands:
         while command.output and not command.output[-1].strip():
@@ -319,7 +319,7 @@ class Session:
         shown = self.sandbox.to_page(out.read_text(encoding="utf-8", errors="replace"))
         if self.port is not None:
             shown = shown.replace(str(self.port), str(self.block.options.port))
-        lines = shown.split("\n")
+        lines = [line.rstrip() for line in shown.split("\n")]  # unseen in a page
         while lines and not lines[-1].strip():
             lines.pop()
         return Ran(lines, int(rc.read_text()))
