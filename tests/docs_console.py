@@ -203,9 +203,9 @@ class Sandbox:
 
     def to_run(self, text: str) -> str:
         """Text of the page as it runs here: its sandbox paths made real."""
-        for shown, real in ((DOC_REPO, ROOT), (DOC_HOME, self.home(None))):
-            text = re.sub(rf"(?<![\w./-]){re.escape(shown)}(?![\w.-])", str(real), text)
-        return re.sub(r"(?<![\w./-])/tmp(?=/|\b)", f"{self.root}/tmp", text)
+        real = {DOC_REPO: str(ROOT), DOC_HOME: str(self.home(None)), "/tmp": f"{self.root}/tmp"}
+        pattern = "|".join(re.escape(shown) for shown in real)  # one pass: longest first
+        return re.sub(rf"(?<![\w./-])(?:{pattern})(?![\w.-])", lambda m: real[m.group()], text)
 
     def to_page(self, text: str) -> str:
         """What a run printed, its paths as the page shows them."""

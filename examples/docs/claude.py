@@ -50,6 +50,8 @@ def git_status() -> None:
         Path(f"f{n}.txt").write_text(f"file {n}, changed\n")
     _git("add", "f3.txt")
     Path("notes.txt").write_text("to do\n")
+    with open(".git/info/exclude", "a") as exclude:  # the payload is not the project's
+        exclude.write("posttooluse.json\n")
     done = subprocess.run(["git", "status"], capture_output=True, text=True, check=True)
     response = {
         "stdout": done.stdout.rstrip("\n"),
