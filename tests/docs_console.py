@@ -57,6 +57,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,6 +109,7 @@ class Block:
     end: int  # 0-based line of the closing fence
     options: Options
     commands: list[Command]
+    indent: str = ""  # of the fence, and so of every line in it
 
     @property
     def where(self) -> str:
@@ -134,7 +136,9 @@ def blocks(page: Path) -> list[Block]:
         if token.type != "fence" or token.info.strip() != "console" or token.map is None:
             continue
         start, end = token.map[0], token.map[1] - 1
-        found.append(Block(page, start, end, _note(page, lines, start), _commands(lines, start)))
+        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+        commands = _commands(lines, start, end, len(indent))
+        found.append(Block(page, start, end, _note(page, lines, start), commands, indent))
     return found
 
 
@@ -164,16 +168,15 @@ def _note(page: Path, lines: list[str], start: int) -> Options:
     return Options(env=env, vary=tuple(vary), **numbers, **values)  # type: ignore[arg-type]
 
 
-def _commands(lines: list[str], start: int) -> list[Command]:
+def _commands(lines: list[str], start: int, end: int, indent: int) -> list[Command]:
     commands: list[Command] = []
-    index = start + 1
-    while not lines[index].startswith(("```", "~~~")):
-        prompt = _PROMPT.match(lines[index])
+    for index in range(start + 1, end):
+        line = lines[index][indent:].rstrip()  # a block in a list item is indented
+        prompt = _PROMPT.match(line)
         if prompt is not None:
             commands.append(Command(prompt["machine"], prompt["command"], [], index))
         elif commands:
-            commands[-1].output.append(lines[index].rstrip())
-        index += 1
+            commands[-1].output.append(line)
     for command in commands:
         while command.output and not command.output[-1].strip():
             command.output.pop()
@@ -268,7 +271,6 @@ class Session:
             start_new_session=True,
         )
         self.number = 0
-        self._send("set -m; HOME_0=$HOME")
 
     def _send(self, text: str) -> None:
         assert self.bash.stdin is not None
@@ -295,9 +297,9 @@ class Session:
 
     def run(self, command: Command) -> Ran:
         text = self.sandbox.with_refs(self._real(command.text))
-        if command.machine is not None:
+        if command.machine is not None:  # another machine: its own home, its own store
             home = shlex.quote(str(self.sandbox.home(command.machine)))
-            text = f"mkdir -p {home}; export HOME={home}\n{text}\nexport HOME=$HOME_0"
+            text = f"(mkdir -p {home}; export HOME={home}; unset AGENTOUT_SPILL_DIR\n{text}\n)"
         return self._run(text, self.block.options.stop, self.block.options.stream)
 
     def _run(self, text: str, stop: int | None, stream: str) -> Ran:
@@ -308,9 +310,10 @@ class Session:
         into = streams[stream]
         if stop is None:
             self._send(f": > {out}; {{ {text}\n}} < /dev/null {into}; echo $? > {out}.rc")
-        else:  # a server: stopped once it has said what the page shows
+        else:  # a server, in a session of its own: stopped once it said what the page shows
+            Path(f"{out}.sh").write_text(text + "\n", encoding="utf-8")
             self._send(
-                f": > {out}; {{ {text}\n}} < /dev/null {into} & job=$!\n"
+                f": > {out}; setsid bash {out}.sh < /dev/null {into} & job=$!\n"
                 f"for _ in $(seq 600); do [ $(wc -l < {out}) -ge {stop} ] && break; sleep 0.1;"
                 f' done; kill -TERM -- "-$job" 2>/dev/null; wait "$job"; echo $? > {out}.rc'
             )
@@ -384,6 +387,10 @@ class _S3:
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         self.server.start()
         host, port = self.server.get_host_and_port()
+        # moto keeps its buckets in this process: each block starts with none
+        urllib.request.urlopen(
+            urllib.request.Request(f"http://{host}:{port}/moto-api/reset", method="POST")
+        ).close()
         env.update(
             AWS_ACCESS_KEY_ID="testing",
             AWS_SECRET_ACCESS_KEY="testing",
@@ -635,13 +642,15 @@ def update_page(report: Report) -> bool:
         command = outcome.command
         start = command.line + 1
         end = start
-        while end < outcome.block.end and not _PROMPT.match(lines[end]):
+        indent = outcome.block.indent
+        while end < outcome.block.end and not _PROMPT.match(lines[end][len(indent) :]):
             end += 1
         blank = end - start - len(command.output)  # the blank lines the page leaves after it
         prompt = lines[command.line]
         head = prompt[: len(prompt) - len(command.text)]
         new_text = re.sub(REF, lambda m: refs.get(m.group(), m.group()), command.text)
-        lines[command.line : end] = [head + new_text, *outcome.new, *([""] * max(blank, 0))]
+        output = [indent + line if line else line for line in outcome.new]
+        lines[command.line : end] = [head + new_text, *output, *([""] * max(blank, 0))]
     new = "\n".join(lines)
     if new != text:
         report.page.write_text(new, encoding="utf-8")

@@ -71,7 +71,9 @@ def _service_log() -> str:
         if n % 500 == 0:
             lines.append(f"{stamp} WARN  worker-0 queue depth {n // 10} above 250")
         elif n == 1742:
-            lines.append(f"{stamp} ERROR worker-3 job={n} failed: TimeoutError: upstream took 30.0s")
+            lines.append(
+                f"{stamp} ERROR worker-3 job={n} failed: TimeoutError: upstream took 30.0s"
+            )
         else:
             lines.append(f"{stamp} INFO  worker-{n % 4} job={n} done in {n % 30 + 60}ms")
     return "\n".join(lines) + "\n"
