@@ -183,9 +183,9 @@ def _call(
     use = {"type": "tool_use", "id": tool_id, "name": tool, "input": arguments}
     asked = {**base, "type": "assistant", "timestamp": stamp,
              "message": {"role": "assistant", "content": [use]}}  # fmt: skip
+    content = [{**result, "tool_use_id": tool_id}]
     answered: dict[str, Any] = {**base, "type": "user", "timestamp": stamp,
-                                "message": {"role": "user",
-                                            "content": [{**result, "tool_use_id": tool_id}]}}  # fmt: skip
+                                "message": {"role": "user", "content": content}}  # fmt: skip
     if given is not None:
         answered["toolUseResult"] = given
     return [json.dumps(asked), json.dumps(answered)]
