@@ -67,12 +67,12 @@ DOC_HOME = "/home/me"
 DOC_REPO = "/home/me/src/agentout"
 SPILL = "/tmp/agentout-docs/spill"
 _DOC_STDLIB = "/usr/lib/python{}.{}".format(*sys.version_info[:2])
-BLOCK_TIMEOUT = 600  # seconds for one block, whatever it runs
+COMMAND_TIMEOUT = 180  # seconds for one command of a block, whatever it runs
 
 _PROMPT = re.compile(r"^(?:\[(?P<machine>[\w-]+)\] )?\$ (?P<command>.*)$")
 _NOTE = re.compile(r"<!--\s*console:(?P<options>.*?)-->", re.DOTALL)
 REF = r"(?<![0-9a-f])[0-9a-f]{16}(?![0-9a-f])"
-_TIMING = r"(?<![\w.])\d+(?:\.\d+)?(?:ms|s)(?![\w])"
+_TIMING = r"(?<![\w.])\d+(?:\.\d+)?(?:ms|s|µs|μs|us|ns)(?![\w])"
 _TOKENS = r"(?<=tokens=)\d+|(?<=\"tokens\":)\d+|\d[\d,]*(?= tokens\b)"
 _DATES = r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}Z?)?|(?<!\d)\d{2}-\d{2} \d{2}:\d{2}(?!\d)"
 _ELIDED = {"..."}
@@ -114,6 +114,10 @@ class Block:
     @property
     def where(self) -> str:
         return f"{self.page.relative_to(ROOT)}:{self.start + 1}"
+
+
+class Stuck(RuntimeError):
+    """A command that did not finish in time (its block is stopped there)."""
 
 
 class BadNote(ValueError):
@@ -305,23 +309,26 @@ class Session:
     def _run(self, text: str, stop: int | None, stream: str) -> Ran:
         out = self.out / str(self.number)
         self.number += 1
-        streams = {"both": f">> {out} 2>&1", "stdout": f">> {out} 2>/dev/null"}
-        streams["stderr"] = f"2>> {out} >/dev/null"
+        streams = {"both": f"> {out} 2>&1", "stdout": f"> {out} 2>/dev/null"}
+        streams["stderr"] = f"2> {out} >/dev/null"
         into = streams[stream]
         if stop is None:
-            self._send(f": > {out}; {{ {text}\n}} < /dev/null {into}; echo $? > {out}.rc")
+            self._send(  # $? stays the command's, for an `echo $?` after it
+                f"{{ {text}\n}} < /dev/null {into}; __rc=$?; echo $__rc > {out}.rc;"
+                " (exit $__rc)"
+            )
         else:  # a server, in a session of its own: stopped once it said what the page shows
             Path(f"{out}.sh").write_text(text + "\n", encoding="utf-8")
             self._send(
-                f": > {out}; setsid bash {out}.sh < /dev/null {into} & job=$!\n"
+                f"setsid bash {out}.sh < /dev/null {into} & job=$!\n"
                 f"for _ in $(seq 600); do [ $(wc -l < {out}) -ge {stop} ] && break; sleep 0.1;"
                 f' done; kill -TERM -- "-$job" 2>/dev/null; wait "$job"; echo $? > {out}.rc'
             )
         rc = Path(f"{out}.rc")
-        deadline = time.monotonic() + BLOCK_TIMEOUT
+        deadline = time.monotonic() + COMMAND_TIMEOUT
         while not (rc.exists() and rc.read_text().endswith("\n")):
             if self.bash.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{self.block.where}: bash ended or timed out at: {text}")
+                raise Stuck(f"(no answer: bash ended, or the command ran {COMMAND_TIMEOUT} s)")
             time.sleep(0.02)
         shown, swapped = self.sandbox.to_page(out.read_text(encoding="utf-8", errors="replace"))
         if self.port is not None:
@@ -372,6 +379,12 @@ def _environment(sandbox: Sandbox, options: Options) -> dict[str, str]:
         GIT_COMMITTER_NAME="Ada Lovelace",
         GIT_COMMITTER_EMAIL="ada@example.com",
     )
+    real = Path(os.path.expanduser("~"))  # the toolchains' caches, as tests/conftest.py keeps
+    for variable, folder in (("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")):
+        if variable not in env and (real / folder).is_dir():
+            env[variable] = str(real / folder)
+    if "MAVEN_OPTS" not in env and (real / ".m2").is_dir():
+        env["MAVEN_OPTS"] = f"-Dmaven.repo.local={real / '.m2' / 'repository'}"
     env.update({name: sandbox.to_run(value) for name, value in options.env.items()})
     return env
 
@@ -622,7 +635,12 @@ def check_page(page: Path, sandbox_root: Path) -> Report:
         try:
             session.setup()
             for command in block.commands:
-                ran = session.run(command)
+                try:
+                    ran = session.run(command)
+                except Stuck as stuck:
+                    ran = Ran([str(stuck)], -1)
+                    report.outcomes.append(Outcome(block, command, ran, False, command.output))
+                    break
                 matches = compare(command, ran, block.options, sandbox.refs)
                 new = rewrite(command, ran, matches, sandbox.refs)
                 setup = sandbox.setup if block.options.setup else None
