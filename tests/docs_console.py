@@ -48,10 +48,13 @@ import contextlib
 import difflib
 import logging
 import os
+import random
 import re
 import shlex
+import shutil
 import signal
 import socket
+import string
 import subprocess
 import sys
 import sysconfig
@@ -65,7 +68,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 DOC_HOME = "/home/me"
 DOC_REPO = "/home/me/src/agentout"
-SPILL = "/tmp/agentout-docs/spill"
+DOC_TMP = "/tmp/agentout-docs"  # the sandbox, as the pages show it
+SPILL = f"{DOC_TMP}/spill"
 _DOC_STDLIB = "/usr/lib/python{}.{}".format(*sys.version_info[:2])
 COMMAND_TIMEOUT = 180  # seconds for one command of a block, whatever it runs
 
@@ -190,16 +194,42 @@ def _commands(lines: list[str], start: int, end: int, indent: int) -> list[Comma
 # --- running ---------------------------------------------------------------------------
 
 
+def make_sandbox() -> Path:
+    """A new private folder for a page, named so that its path costs what the pages'
+    ``/tmp/agentout-docs`` costs: as many characters, as many tokens where a spill path
+    is printed. A budget then holds the same lines here as for a reader (the store's
+    path is part of what a budget counts)."""
+    from agentout.tokens import get_tokenizer
+
+    count = get_tokenizer(None).count
+    top = Path(tempfile.gettempdir())
+
+    def costs(path: str) -> list[int]:
+        return [count(f"F full={path}/spill/test-0123456789abcdef.txt"),
+                count(f"in {path}/spill (removed"),
+                count(f'"spill":"{path}/spill/records-0123456789abcdef.jsonl"')]  # fmt: skip
+
+    wanted = costs(DOC_TMP)
+    for _ in range(10_000):
+        name = "agentout-" + "".join(random.choices(string.ascii_lowercase + string.digits, k=4))
+        if len(str(top / name)) != len(DOC_TMP) or costs(str(top / name)) != wanted:
+            continue
+        with contextlib.suppress(FileExistsError):
+            (top / name).mkdir(mode=0o700)
+            return top / name
+    raise RuntimeError(f"no free sandbox name like {DOC_TMP} under {top}")
+
+
 class Sandbox:
-    """One page's private world: its homes, its /tmp, and the page's references mapped to
-    this run's."""
+    """One page's private world (made by ``make_sandbox``): its homes, its /tmp, its
+    store, and the page's references mapped to this run's."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.refs: dict[str, str] = {}  # the page's reference -> this run's
         self.pending: list[str] = []  # references the setup printed, not yet named
         self.setup: Ran | None = None  # what the last block's setup printed
-        for folder in ("home/.local/bin", "tmp/agentout-docs/spill", "run"):
+        for folder in ("home/.local/bin", "tmp", "spill", "run"):
             (root / folder).mkdir(parents=True, exist_ok=True)
         link = root / "home/.local/bin/agentout"
         if not link.is_symlink():
@@ -210,14 +240,16 @@ class Sandbox:
 
     def to_run(self, text: str) -> str:
         """Text of the page as it runs here: its sandbox paths made real."""
-        real = {DOC_REPO: str(ROOT), DOC_HOME: str(self.home(None)), "/tmp": f"{self.root}/tmp"}
-        pattern = "|".join(re.escape(shown) for shown in real)  # one pass: longest first
+        real = {DOC_REPO: str(ROOT), DOC_HOME: str(self.home(None)), DOC_TMP: str(self.root)}
+        real["/tmp"] = f"{self.root}/tmp"
+        pattern = "|".join(re.escape(shown) for shown in real)  # one pass, longest first
         return re.sub(rf"(?<![\w./-])(?:{pattern})(?![\w.-])", lambda m: real[m.group()], text)
 
     def to_page(self, text: str) -> tuple[str, list[tuple[str, str]]]:
         """What a run printed, its paths as the page shows them, and each path swapped
         (as printed, as shown) once for each time it was."""
         swaps = [(self.root / "home", DOC_HOME), (self.root / "tmp", "/tmp"), (ROOT, DOC_REPO)]
+        swaps += [(self.root, DOC_TMP)]
         swaps += [(path, DOC_HOME) for path in sorted((self.root / "homes").glob("*"))]
         swaps += [(BIN / "agentout", f"{DOC_HOME}/.local/bin/agentout")]
         swaps += [(Path(sysconfig.get_paths()["stdlib"]), _DOC_STDLIB)]
@@ -314,8 +346,7 @@ class Session:
         into = streams[stream]
         if stop is None:
             self._send(  # $? stays the command's, for an `echo $?` after it
-                f"{{ {text}\n}} < /dev/null {into}; __rc=$?; echo $__rc > {out}.rc;"
-                " (exit $__rc)"
+                f"{{ {text}\n}} < /dev/null {into}; __rc=$?; echo $__rc > {out}.rc; (exit $__rc)"
             )
         else:  # a server, in a session of its own: stopped once it said what the page shows
             Path(f"{out}.sh").write_text(text + "\n", encoding="utf-8")
@@ -364,7 +395,7 @@ def _environment(sandbox: Sandbox, options: Options) -> dict[str, str]:
         HOME=str(home),
         PATH=os.pathsep.join([str(home / ".local/bin"), str(BIN), env.get("PATH", "")]),
         TMPDIR=str(sandbox.root / "tmp"),
-        AGENTOUT_SPILL_DIR=sandbox.to_run(SPILL),
+        AGENTOUT_SPILL_DIR=str(sandbox.root / "spill"),
         AGENTOUT_LEDGER_SYNC="1",
         PYTHONDONTWRITEBYTECODE="1",
         NPM_CONFIG_UPDATE_NOTIFIER="false",  # npm asks the registry for a newer npm
@@ -682,8 +713,11 @@ def main(argv: list[str]) -> int:
     for page in chosen:
         if not blocks(page):
             continue
-        with tempfile.TemporaryDirectory(prefix="ao-docs-") as sandbox:
-            report = check_page(page, Path(sandbox))
+        sandbox = make_sandbox()
+        try:
+            report = check_page(page, sandbox)
+        finally:
+            shutil.rmtree(sandbox, ignore_errors=True)
         for block in report.skipped:
             print(f"{block.where}: skipped: {block.options.skip}")
         for outcome in report.failures:
