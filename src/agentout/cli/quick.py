@@ -184,8 +184,8 @@ def _record(
     delivery, outcome = done.delivery, done.outcome
     raw_path = str(delivery.ref.path) if delivery.ref is not None else None
     raw = None
-    if raw_path is None and delivery.form == "whole" and not _reduced_inside(command, shell):
-        raw = delivery.text  # as printed: the raw output (and at most the [exit N] line)
+    if raw_path is None and not _reduced_inside(command, shell):
+        raw = delivery.raw  # as captured, when not stored: given whole or reduced complete
     ledger.record_later(
         tool="run",
         command=command[0] if shell else " ".join(command),

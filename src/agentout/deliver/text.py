@@ -97,7 +97,9 @@ class TextSettings(Frozen):
 class TextDelivery(Frozen):
     """What the agent is handed, and an account of it for the person and the ledger.
     ``packed``: when the budget decided (or a data format was asked); ``secrets``: how
-    many were hidden from the agent (agentout.redact)."""
+    many were hidden from the agent (agentout.redact); ``raw``: the output as captured,
+    when it was not stored (small and given whole or in a complete reduced form), so the
+    ledger counts what the agent would have read without agentout."""
 
     text: str
     form: Form
@@ -108,6 +110,7 @@ class TextDelivery(Frozen):
     raw_lines: int
     reducer: str | None
     secrets: int
+    raw: str | None
 
     def __init__(
         self,
@@ -120,10 +123,11 @@ class TextDelivery(Frozen):
         raw_lines: int = 0,
         reducer: str | None = None,
         secrets: int = 0,
+        raw: str | None = None,
     ) -> None:
         self._set(
             text=text, form=form, ref=ref, warning=warning, packed=packed,
-            raw_bytes=raw_bytes, raw_lines=raw_lines, reducer=reducer, secrets=secrets,
+            raw_bytes=raw_bytes, raw_lines=raw_lines, reducer=reducer, secrets=secrets, raw=raw,
         )  # fmt: skip
 
     @property
@@ -276,7 +280,9 @@ def _try_reduced(
         probe["ref"] = short_ref(ref)
     text = raw.render(_document(reduced.records, probe))
     name = reducer.name if reducer is not None else None
-    return _delivered(capture, text, "reduced", reducer=name, secrets=_hidden(head)), True
+    printed = data.decode("utf-8", "replace") if ref is None else None  # for the ledger
+    delivered = _delivered(capture, text, "reduced", reducer=name, secrets=_hidden(head))
+    return delivered.replace(raw=printed), True
 
 
 def _whole(
@@ -285,7 +291,8 @@ def _whole(
     """As printed; stored too only when asked (``--mode file``), the closing line naming it."""
     if not stored:
         capture.discard()
-        return _delivered(capture, _whole_text(lines, head), "whole", secrets=_hidden(head))
+        text, printed = _whole_text(lines, head), "".join(line + "\n" for line in lines)
+        return _delivered(capture, text, "whole", secrets=_hidden(head)).replace(raw=printed)
     ref = capture.commit()
     if ref is not None:
         head = {**head, "ref": short_ref(ref)}
