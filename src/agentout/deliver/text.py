@@ -23,10 +23,10 @@ would show whole is never cut to a sliver.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentout.deliver.limits import CLIENT_LIMIT_CHARS, client_limit, text_threshold
 from agentout.deliver.whole import lines_of as _lines
 from agentout.deliver.whole import whole_text as _whole_text
 from agentout.frozen import Frozen
@@ -56,10 +56,6 @@ __all__ = [
 # A reduced form is used only when it has at most this share of the output's bytes: far
 # enough below that it cannot cost more tokens, without loading a tokenizer to check.
 REDUCED_AT_MOST = 0.85
-# What Claude Code's Bash tool shows of a command's output inline; past it the output goes
-# to a file and the model sees a short preview. BASH_MAX_OUTPUT_LENGTH sets it.
-CLIENT_LIMIT_CHARS = 30_000
-ENV_CLIENT_LIMIT = "BASH_MAX_OUTPUT_LENGTH"
 Form = Literal["whole", "reduced", "cut"]
 
 
@@ -134,25 +130,6 @@ class TextDelivery(Frozen):
     def tokens(self) -> int | None:
         """The exact count when the delivery was packed; None when it was given whole."""
         return None if self.packed is None else self.packed.stats.tokens
-
-
-def client_limit() -> int:
-    """Characters of a command's output the agent's client shows inline: Claude Code's
-    30,000, or ``$BASH_MAX_OUTPUT_LENGTH`` where set to a positive number."""
-    configured = os.environ.get(ENV_CLIENT_LIMIT, "").strip()
-    if configured.isdigit() and int(configured) > 0:
-        return int(configured)
-    return CLIENT_LIMIT_CHARS
-
-
-def text_threshold(value: int | None = None) -> int:
-    """The inline threshold of a command's text output: ``value``, else
-    ``$AGENTOUT_INLINE_THRESHOLD``, else what the client shows inline (``client_limit``)."""
-    from agentout.store.capture import ENV_THRESHOLD, resolve_threshold
-
-    if value is not None or os.environ.get(ENV_THRESHOLD, "").strip():
-        return resolve_threshold(value)
-    return client_limit()
 
 
 def short_ref(ref: SpillRef) -> str:
