@@ -102,6 +102,7 @@ PYTEST = grab(
     ("error", r"^E +(\w+(?:\.\w+)*(?:Error|Exception|Exit)\b.*?)\s*$"),
     ("summary", r"^=+ (\d+) failed(?:, (\d+) passed)?"),
 )
+PYTEST_COLLECT = grab(("test", r"^([^:\s]+)::(\S.*?)\s*$"))  # every id, file and name
 PYTEST_QUIET = grab(
     ("failed", r"^(?:FAILED|ERROR) ([^:\s]+)::(\S+)"),
     ("location", r"^([\w/.-]+\.py):(\d+): (\w+)$"),

@@ -189,8 +189,10 @@ def deliver_output(
         if small and not settings.own and not shorter:
             reduced = None  # small output the reducer did not shorten: cut as printed
 
-    # 2. small, and it fits: as printed
-    if small and settings.raw and lines is not None:
+    # 2. small, and it fits: as printed (binary data is never shown: its escapes would
+    # cost more than the bytes, and say nothing an agent can read)
+    binary = data is not None and _binary(data)
+    if small and settings.raw and lines is not None and not binary:
         text = _whole_text(lines, head)
         if _fits(text, settings, settings.max_chars):
             return _whole(capture, lines, head, stored)
@@ -200,7 +202,12 @@ def deliver_output(
     if ref is not None:
         head["ref"] = short_ref(ref)
     head["lines"] = capture.lines
-    if reduced is not None:
+    records: Sequence[Record]
+    order: Sequence[int] | None
+    if binary:  # one marker for all of it, the closing line naming the stored bytes
+        head["binary"] = capture.size
+        records, order = [], []
+    elif reduced is not None:
         records, order = reduced.records, reduced.order
     else:
         from agentout.read.digest import digest
@@ -274,6 +281,17 @@ def _whole(
     if ref is not None:
         head = {**head, "ref": short_ref(ref)}
     return _delivered(capture, _whole_text(lines, head), "whole", secrets=_hidden(head))
+
+
+def _binary(data: bytes) -> bool:
+    """Whether output is binary data rather than text: a NUL byte, or more than one byte
+    in ten a control character no text uses (tab, newline, carriage return, escape and
+    form feed aside)."""
+    if b"\x00" in data:
+        return True
+    sample = data[: 1 << 16]
+    controls = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 12, 13, 27))
+    return controls * 10 > len(sample)
 
 
 def _hidden(head: Mapping[str, Any]) -> int:
