@@ -9,8 +9,14 @@ secret costs that one pass and nothing else: no Python runs per line, and log te
 it a few times per megabyte at most. A line the pass hits is checked by the exact rules
 (Python ``re``, lookarounds and all) of the candidates it matches; the secrets they
 confirm are replaced by markers. Private key blocks span lines: their header starts a
-block whose base64 body is replaced up to the ``-----END`` line, keeping the number of
-lines.
+block whose base64 body (indented, quoted, after a grep or diff prefix) is replaced up to
+the ``-----END`` line, keeping the number of lines.
+
+Coloured or obfuscated output (escape sequences, backspaces, zero-width or control
+characters: ``_visible.DIRT``, one more family of the pass) is read as a reader sees it:
+from the first such line of a chunk, the pass runs over the chunk's text with those taken
+out (``_visible.Seen``, one C-speed substitution), each line it hits is read as printed
+and as seen, and what is found is hidden in the bytes as printed, colour kept.
 
 Nothing is compiled at import: the RE2 pass when a scanner is built, the rest when a line
 first needs it.
@@ -23,7 +29,6 @@ from collections.abc import Iterable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from agentout.redact._found import marker
 from agentout.redact._names import PUBLIC_AWS, is_secret_name, kind_of_name
 from agentout.redact._patterns import (
     _ASSIGNED,
@@ -43,6 +48,7 @@ from agentout.redact._patterns import (
     valid_jwt,
 )
 from agentout.redact._spans import CONTEXT, FORMAT, VALUE, Span, merge, replace
+from agentout.redact._visible import DIRT, Seen
 
 if TYPE_CHECKING:
     from agentout.redact._rules import Rule, RuleSet
@@ -82,6 +88,7 @@ class Scanner:
         self._families = self._candidates()
         combined = b"|".join(pattern for _, pattern in self._families)
         self._search = _searcher(re2.compile(combined, _re2_options()))
+        self._dirt = _searcher(re2.compile(_b(DIRT), _re2_options()))
         # What to do with a line each family hits: "values", "assigned", ..., or the
         # indexes of the rules that share the family's candidate.
         self._actions: list[str | tuple[int, ...]] = [
@@ -111,6 +118,7 @@ class Scanner:
             ("assigned", _b(assigned)),
             ("authorization", _b(_AUTHORIZATION)),
             ("key", b"|".join(re.escape(_b(h)) for h in self._rules.key_headers)),
+            ("dirt", _b(DIRT)),  # what a reader does not see: the line is read as seen too
         ]
         return families
 
@@ -156,10 +164,29 @@ class Scanner:
         """The secrets in one line (no newline in it), merged; and whether a private key
         block opens on it without closing (its body follows on the next lines).
 
+        A line with something a reader does not see (``DIRT``) is read twice: as printed,
+        and as seen (``_visible.Seen``), whose secrets are mapped back to the bytes; one
+        with a backspace a third time, with the backspace only taken out.
+
         Only the exact rules of the candidates the line matches run, unless ``every``
         (for tests: what the exact rules find whatever the candidates say)."""
+        found, opened, dirty = self._spans_in(line, every)
+        if dirty:
+            views = [Seen(line, self._dirty)]
+            if b"\x08" in line:  # a backspace may overstrike, or only be there
+                views.append(Seen(line, self._dirty, "out"))
+            for seen in views:
+                more, opened_seen, _ = self._spans_in(seen.text, every)
+                found = merge(found + seen.to_raw(more))
+                opened = opened or opened_seen
+        return found, opened
+
+    def _dirty(self, data: bytes) -> bool:
+        return self._dirt(data, 0) is not None
+
+    def _spans_in(self, line: bytes, every: bool) -> tuple[list[Span], bool, bool]:
         found: list[Span] = []
-        opened = False
+        opened = dirty = False
         families = range(len(self._families)) if every else self._which(line) or ()
         for family in families:
             name = self._actions[family]
@@ -179,7 +206,9 @@ class Scanner:
                 self._authorization_spans(line, found)
             elif name == "key":
                 opened = self._private_key(line, found)
-        return merge(found), opened
+            elif name == "dirt":
+                dirty = not every or self._dirty(line)
+        return merge(found), opened, dirty
 
     def _format_span(
         self, rule: Rule, m: re.Match[bytes], extend: re.Pattern[bytes] | None, line: bytes
@@ -320,13 +349,33 @@ class Scanner:
 
     def redact(self, data: bytes, block: KeyBlock, final: bool = True) -> tuple[bytes, list[str]]:
         """``data`` with its secrets replaced, and the kind of each. Unless ``final``,
-        ``data`` ends at a line end; ``block`` carries an open private key across calls."""
-        out: list[bytes] = []
+        ``data`` ends at a line end; ``block`` carries an open private key across calls.
+
+        The one pass runs over the bytes as printed until it meets a line with something
+        a reader does not see (colour, a backspace, a zero-width character: ``DIRT``);
+        from that line on it runs over the text as seen (``_visible``), and what it finds
+        there is hidden in the bytes as printed. Each line it hits is read both ways, so
+        where the pass switches changes nothing: any chunking gives the same bytes."""
+        hidden: list[Span] = []
         kinds: list[str] = []
-        pos = 0
+        switch = self._walk(data, block, hidden, kinds)
+        if switch is not None:
+            self._walk_seen(data, switch, block, hidden, kinds)
+        if final:
+            block.open = block.marked = False
+        return replace(data, hidden), kinds
+
+    def _walk(
+        self, data: bytes, block: KeyBlock, hidden: list[Span], kinds: list[str]
+    ) -> int | None:
+        """The pass over clean bytes; where the rest must be read as seen, or None."""
         n = len(data)
+        pos = 0
         if block.open:
-            pos = self._body(data, 0, block, out, kinds)
+            pos = self._body_end(data, 0)
+            if self._dirty_through(data, 0, pos):
+                return 0
+            self._hide_body(data[:pos], 0, pos, pos >= n, block, hidden, kinds)
         while pos < n:
             hit = self._search(data, pos)
             if hit is None:
@@ -335,37 +384,93 @@ class Scanner:
             start = max(data.rfind(b"\n", 0, hit_start) + 1, pos)
             last = data.find(b"\n", max(hit_end - 1, hit_start))
             last = n if last < 0 else last
+            if self._dirt(data, start, last) is not None:
+                return start
             while start <= last:  # every line the hit touches
                 end = data.find(b"\n", start, last + 1)
                 end = last if end < 0 else end
-                out.append(data[pos:start])
                 before = len(kinds)
-                opened = self._line(data[start:end], out, kinds)
+                opened = self._line(data, start, end, hidden, kinds)
                 pos = end
                 if opened:
                     block.marked = "private-key" in kinds[before:]
                     body = min(end + 1, n)
-                    out.append(data[end:body])
-                    pos = self._body(data, body, block, out, kinds)
+                    pos = self._body_end(data, body)
+                    if self._dirty_through(data, body, pos):
+                        block.open = True
+                        return body
+                    self._hide_body(data[body:pos], body, pos, pos >= n, block, hidden, kinds)
                     break
                 start = end + 1
-        if final:
-            block.open = block.marked = False
-        if pos == 0:
-            return data, kinds
-        out.append(data[pos:])
-        return b"".join(out), kinds
+        return None
 
-    def _line(self, line: bytes, out: list[bytes], kinds: list[str]) -> bool:
-        """Append ``line`` redacted; a line longer than ``window`` goes window by window."""
-        start = 0
-        while len(line) - start > self.window:
-            text, found, cut = self.window_of(line[start : start + self.window])
-            out.append(text)
-            kinds += found
+    def _walk_seen(
+        self, data: bytes, origin: int, block: KeyBlock, hidden: list[Span], kinds: list[str]
+    ) -> None:
+        """The pass over ``data[origin:]`` as a reader sees it; each line it hits is read
+        from the bytes as printed (``_line``), and a private key body is hidden there."""
+        raw = data[origin:]
+        text = Seen(raw, self._dirty, "stays").text
+        n = len(text)
+        lines: list[bytes] = []  # the lines of ``raw``, split on first need
+        line = 0  # the line of text[counted], which starts at data[first]
+        counted, first = 0, origin
+
+        def raw_at(at: int) -> int:
+            """Where the line that starts at ``at`` in the text starts in ``data``."""
+            nonlocal counted, line, first
+            if at >= n:
+                return len(data)
+            if not lines:
+                lines.extend(raw.split(b"\n"))
+            ahead = text.count(b"\n", counted, at)
+            first += sum(map(len, lines[line : line + ahead])) + ahead
+            line += ahead
+            counted = at
+            return first
+
+        pos = 0
+        if block.open:
+            pos = self._body_end(text, 0)
+            self._hide_body(text[:pos], origin, raw_at(pos), pos >= n, block, hidden, kinds)
+        while pos < n:
+            hit = self._search(text, pos)
+            if hit is None:
+                break
+            hit_start, hit_end = hit
+            start = max(text.rfind(b"\n", 0, hit_start) + 1, pos)
+            last = text.find(b"\n", max(hit_end - 1, hit_start))
+            last = n if last < 0 else last
+            while start <= last:
+                end = text.find(b"\n", start, last + 1)
+                end = last if end < 0 else end
+                line_start = raw_at(start)
+                line_end = data.find(b"\n", line_start)
+                before = len(kinds)
+                opened = self._line(data, line_start, len(data) if line_end < 0 else line_end,
+                                    hidden, kinds)  # fmt: skip
+                pos = end
+                if opened:
+                    block.marked = "private-key" in kinds[before:]
+                    body = min(end + 1, n)
+                    pos = self._body_end(text, body)
+                    self._hide_body(text[body:pos], raw_at(body), raw_at(pos), pos >= n,
+                                    block, hidden, kinds)  # fmt: skip
+                    break
+                start = end + 1
+
+    def _line(
+        self, data: bytes, start: int, end: int, hidden: list[Span], kinds: list[str]
+    ) -> bool:
+        """The secrets of the line ``data[start:end]``; one longer than ``window`` is read
+        window by window, as a stream reads it when it arrives in pieces."""
+        while end - start > self.window:
+            spans, cut = self._window(data[start : start + self.window])
+            hidden += [(s + start, e + start, p, k) for s, e, p, k in spans]
+            kinds += [kind for _, _, _, kind in spans]
             start += cut
-        spans, opened = self.spans(line[start:] if start else line)
-        out.append(replace(line[start:] if start else line, spans))
+        spans, opened = self.spans(data[start:end])
+        hidden += [(s + start, e + start, p, k) for s, e, p, k in spans]
         kinds += [kind for _, _, _, kind in spans]
         return opened
 
@@ -373,30 +478,50 @@ class Scanner:
         """A window of a line too long to hold: its first part redacted, the kinds found
         there, and where the next window starts (``tail`` bytes before the end, or after
         a secret that crosses that point, so no secret is cut in two)."""
+        kept, cut = self._window(piece)
+        return replace(piece[:cut], kept), [kind for _, _, _, kind in kept], cut
+
+    def _window(self, piece: bytes) -> tuple[list[Span], int]:
         spans, _ = self.spans(piece)
         cut = len(piece) - self.tail
         kept = [span for span in spans if span[0] < cut]
         if kept:
             cut = max(cut, kept[-1][1])
-        return replace(piece[:cut], kept), [kind for _, _, _, kind in kept], cut
+        return kept, cut
 
-    def _body(
-        self, data: bytes, start: int, block: KeyBlock, out: list[bytes], kinds: list[str]
-    ) -> int:
-        """Replace the private key body that starts at ``start`` (a line start) by one
-        marker and as many line ends; return where the body ends."""
+    # -- private key bodies ---------------------------------------------------------------
+
+    def _body_end(self, data: bytes, start: int) -> int:
+        """Where the private key body that starts at ``start`` (a line start) ends."""
         match = _patterns().body.match(data, start)
-        end = match.end() if match else start
-        body = data[start:end]
+        return match.end() if match else start
+
+    def _dirty_through(self, data: bytes, start: int, stop: int) -> bool:
+        """Whether a body read in the bytes as printed, from ``start`` to ``stop``, or the
+        line it stops at holds anything a reader does not see: then it is read as seen."""
+        end = data.find(b"\n", stop)
+        return self._dirt(data, start, len(data) if end < 0 else end) is not None
+
+    def _hide_body(
+        self,
+        body: bytes,
+        start: int,
+        end: int,
+        reaches_end: bool,
+        block: KeyBlock,
+        hidden: list[Span],
+        kinds: list[str],
+    ) -> None:
+        """Hide a private key ``body`` (as read) printed as ``data[start:end]``: one marker
+        for the block, and its line ends. ``reaches_end``: it ran to the end of the bytes
+        scanned, so it may go on in the next chunk."""
         if body.strip():
+            kind = ""
             if not block.marked:
                 block.marked = True
                 kinds.append("private-key")
-                out.append(marker("private-key"))
-            out.append(b"\n" * body.count(b"\n"))
-        else:
-            out.append(body)
-        block.open = end >= len(data)  # it may go on in the next chunk
+                kind = "private-key"
+            hidden.append((start, end, FORMAT, kind))
+        block.open = reaches_end
         if not block.open:
             block.marked = False
-        return end
