@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from agentout.sources.testing.model import Diagnostic, Failure, Run
 
@@ -53,7 +53,7 @@ def _hidden(item: _Item, hide: Callable[[str], str]) -> _Item:
     texts += [s for v in values.values() if isinstance(v, tuple) for s in v if isinstance(s, str)]
     if not _holds_secrets(texts, hide):
         return item
-    changes = {}
+    changes: dict[str, Any] = {}
     for name, value in values.items():
         if isinstance(value, str):
             changes[name] = hide(value)
