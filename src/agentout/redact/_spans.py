@@ -7,7 +7,7 @@ from functools import cache
 
 from agentout.redact._found import marker
 
-__all__ = ["CONTEXT", "ESCAPE", "FORMAT", "VALUE", "Span", "merge", "replace"]
+__all__ = ["CONTEXT", "ESCAPE", "FORMAT", "TEXT_ESCAPE", "VALUE", "Span", "merge", "replace"]
 
 # (start, end, priority, kind): a secret's place in a line. When two overlap, the union is
 # hidden under the kind of higher priority: a value from the environment says most. A kind
@@ -17,13 +17,15 @@ VALUE, FORMAT, CONTEXT = 3, 2, 1
 # An escape sequence: CSI (colour, erasing), then any other ESC and what it introduces
 # (``ESC ]`` of an OSC string, whose text stays; ``ESC \\``, ``ESC ( B``), or a lone ESC.
 ESCAPE = rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|[ -/]*[0-~]|)"
+# The same colour written out as text, as a JSON log or a shell script holds it.
+TEXT_ESCAPE = rb"\\(?:u001[bB]|x1[bB]|033|e)\[[0-?]*[ -/]*[@-~]"
 # What a hidden place keeps: its line ends, and the escape sequences and bells of coloured
 # output (``agentout.redact._visible``), so colour and the number of lines stay as printed.
 
 
 @cache
 def _kept_re() -> re.Pattern[bytes]:
-    return re.compile(ESCAPE + rb"|\x07|\n")
+    return re.compile(ESCAPE + rb"|" + TEXT_ESCAPE + rb"|\x07|\n")
 
 
 def merge(spans: list[Span]) -> list[Span]:
@@ -52,7 +54,7 @@ def replace(data: bytes, spans: list[Span]) -> bytes:
     for start, end, _, kind in spans:
         out.append(data[pos:start])
         hidden = data[start:end]
-        if b"\n" in hidden or b"\x1b" in hidden or b"\x07" in hidden:
+        if b"\n" in hidden or b"\x1b" in hidden or b"\x07" in hidden or b"\\" in hidden:
             out += _kept(hidden, marker(kind) if kind else b"")
         elif kind:
             out.append(marker(kind))

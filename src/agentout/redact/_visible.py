@@ -21,7 +21,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from functools import cache
 
-from agentout.redact._spans import ESCAPE, Span
+from agentout.redact._spans import ESCAPE, TEXT_ESCAPE, Span
 
 __all__ = ["DIRT", "Seen"]
 
@@ -32,6 +32,7 @@ __all__ = ["DIRT", "Seen"]
 DIRT = (
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f\xad]|\xd8\x9c|\xe1\xa0\x8e"
     r"|\xe2\x80[\x8b-\x8f\xaa-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xa9]|\xef\xbb\xbf"
+    r"|\\(?:u001[bB]|x1[bB]|033|e)\["  # colour written as text: \u001b[31m in a JSON log
 )
 # Each branch starts with a fixed byte, so Python's ``re`` skips to candidates quickly. An
 # overstrike prints its last character: ``_\bX`` (underline) and ``X\bX`` (bold) print X.
@@ -54,7 +55,7 @@ def _escapes() -> re.Pattern[bytes]:
 
 @cache
 def _unseen(backspace: str) -> re.Pattern[bytes]:
-    return re.compile(ESCAPE + BACKSPACE[backspace] + _OTHER)
+    return re.compile(ESCAPE + b"|" + TEXT_ESCAPE + BACKSPACE[backspace] + _OTHER)
 
 
 class Seen:
