@@ -48,12 +48,17 @@ from agentout.redact._patterns import (
     valid_jwt,
 )
 from agentout.redact._spans import CONTEXT, FORMAT, VALUE, Span, merge, replace
-from agentout.redact._visible import DIRT, Seen
+from agentout.redact._visible import DIRT, Seen, seen_lines
 
 if TYPE_CHECKING:
     from agentout.redact._rules import Rule, RuleSet
 
 __all__ = ["KeyBlock", "Scanner"]
+
+# How much is read as seen once a line with something a reader does not see is met, at
+# least and at most: then the bytes as printed again, so a stray control character costs
+# little, and coloured output, dirty line after line, is read as seen in long stretches.
+_STRETCH = (1 << 10, 1 << 16)
 
 
 class KeyBlock:
@@ -353,29 +358,36 @@ class Scanner:
 
         The one pass runs over the bytes as printed until it meets a line with something
         a reader does not see (colour, a backspace, a zero-width character: ``DIRT``);
-        from that line on it runs over the text as seen (``_visible``), and what it finds
-        there is hidden in the bytes as printed. Each line it hits is read both ways, so
-        where the pass switches changes nothing: any chunking gives the same bytes."""
+        from that line it runs over the next stretch of text as seen (``_visible``), and
+        what it finds there is hidden in the bytes as printed; then as printed again. Each
+        line it hits is read both ways, so where the pass switches changes nothing: any
+        chunking gives the same bytes."""
         hidden: list[Span] = []
         kinds: list[str] = []
-        switch = self._walk(data, block, hidden, kinds)
-        if switch is not None:
-            self._walk_seen(data, switch, block, hidden, kinds)
+        pos: int | None = 0
+        stretch = _STRETCH[0]
+        while pos is not None and pos < len(data):
+            switch = self._walk(data, pos, block, hidden, kinds)
+            if switch is None:
+                break
+            # Coloured output is dirty line after line: read it as seen in longer stretches.
+            stretch = min(stretch * 4, _STRETCH[1]) if switch == pos else _STRETCH[0]
+            pos = self._walk_seen(data, switch, stretch, block, hidden, kinds)
         if final:
             block.open = block.marked = False
         return replace(data, hidden), kinds
 
     def _walk(
-        self, data: bytes, block: KeyBlock, hidden: list[Span], kinds: list[str]
+        self, data: bytes, pos: int, block: KeyBlock, hidden: list[Span], kinds: list[str]
     ) -> int | None:
-        """The pass over clean bytes; where the rest must be read as seen, or None."""
+        """The pass over clean bytes from ``pos`` (a line start); where the next lines must
+        be read as seen, or None."""
         n = len(data)
-        pos = 0
         if block.open:
-            pos = self._body_end(data, 0)
-            if self._dirty_through(data, 0, pos):
-                return 0
-            self._hide_body(data[:pos], 0, pos, pos >= n, block, hidden, kinds)
+            start, pos = pos, self._body_end(data, pos)
+            if self._dirty_through(data, start, pos):
+                return start
+            self._hide_body(data[start:pos], start, pos, pos >= n, block, hidden, kinds)
         while pos < n:
             hit = self._search(data, pos)
             if hit is None:
@@ -405,12 +417,22 @@ class Scanner:
         return None
 
     def _walk_seen(
-        self, data: bytes, origin: int, block: KeyBlock, hidden: list[Span], kinds: list[str]
-    ) -> None:
-        """The pass over ``data[origin:]`` as a reader sees it; each line it hits is read
-        from the bytes as printed (``_line``), and a private key body is hidden there."""
-        raw = data[origin:]
-        text = Seen(raw, self._dirty, "stays").text
+        self,
+        data: bytes,
+        origin: int,
+        stretch: int,
+        block: KeyBlock,
+        hidden: list[Span],
+        kinds: list[str],
+    ) -> int:
+        """The pass over the lines from ``origin`` for about ``stretch`` bytes as a reader
+        sees them; each line it hits is read from the bytes as printed (``_line``), and a
+        private key body is hidden there. Returns where the stretch ends (a line start).
+        Where it ends changes nothing: a line is seen the same whatever stretch holds it."""
+        end = data.find(b"\n", origin + stretch)
+        stop = len(data) if end < 0 else end + 1
+        raw = data[origin:stop]
+        text = seen_lines(raw, self._dirt)
         n = len(text)
         lines: list[bytes] = []  # the lines of ``raw``, split on first need
         line = 0  # the line of text[counted], which starts at data[first]
@@ -420,7 +442,7 @@ class Scanner:
             """Where the line that starts at ``at`` in the text starts in ``data``."""
             nonlocal counted, line, first
             if at >= n:
-                return len(data)
+                return stop
             if not lines:
                 lines.extend(raw.split(b"\n"))
             ahead = text.count(b"\n", counted, at)
@@ -458,6 +480,7 @@ class Scanner:
                                     block, hidden, kinds)  # fmt: skip
                     break
                 start = end + 1
+        return stop
 
     def _line(
         self, data: bytes, start: int, end: int, hidden: list[Span], kinds: list[str]

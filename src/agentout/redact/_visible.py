@@ -21,9 +21,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from functools import cache
 
+from agentout.redact._patterns import Search
 from agentout.redact._spans import ESCAPE, TEXT_ESCAPE, Span
 
-__all__ = ["DIRT", "Seen"]
+__all__ = ["BACKSPACE", "DIRT", "Seen", "seen_lines"]
 
 # RE2 syntax (bytes as Latin-1): any byte sequence a reader does not see as text. C0
 # controls but tab, line feed and carriage return (ESC among them), DEL, C1 controls and the
@@ -56,6 +57,28 @@ def _escapes() -> re.Pattern[bytes]:
 @cache
 def _unseen(backspace: str) -> re.Pattern[bytes]:
     return re.compile(ESCAPE + b"|" + TEXT_ESCAPE + BACKSPACE[backspace] + _OTHER)
+
+
+def seen_lines(raw: bytes, dirt: Search) -> bytes:
+    """Many lines as a reader sees them, backspaces left in (``BACKSPACE["stays"]``), at
+    chunk speed: escape sequences out in one substitution, then the rare lines with
+    anything else a reader does not see (``dirt``: the scanner's RE2 search) one by one."""
+    text = _escapes().sub(b"", raw) if b"\x1b" in raw else raw
+    hit = dirt(text, 0)
+    if hit is None:
+        return text
+    pieces: list[bytes] = []
+    pos = 0
+    unseen = _unseen("stays")
+    while hit is not None:
+        start = text.rfind(b"\n", 0, hit[0]) + 1
+        end = text.find(b"\n", hit[1])
+        end = len(text) if end < 0 else end
+        pieces += [text[pos:start], unseen.sub(b"", text[start:end])]
+        pos = end
+        hit = dirt(text, end) if end < len(text) else None
+    pieces.append(text[pos:])
+    return b"".join(pieces)
 
 
 class Seen:
