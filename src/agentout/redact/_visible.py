@@ -4,14 +4,17 @@ A token printed by ``grep --color=always`` arrives as ``ghp_`` + ``ESC[m ESC[K``
 an underlined man page spells it ``_\\bg_\\bh_\\bp``; a zero-width space or a NUL inside it
 shows as nothing on a terminal. No expression for a token matches those bytes, so a line
 holding any of them (``DIRT``) is also read as the reader sees it (``Seen.text``): escape
-sequences taken out (an OSC string's text, such as a hyperlink's address, stays), a
-backspace overstrike reduced to the character it prints, and zero-width, bidi and other
-control characters taken out (tab, line feed and carriage return stay). The secrets found
-there are mapped back to the bytes as printed (``Seen.to_raw``): the place of each covers
-the escapes inside and around it, and ``agentout.redact._spans.replace`` keeps those escapes
-(so the colour stays where it was) and drops the secret's characters.
+sequences taken out (an OSC string's text, such as a hyperlink's address, stays; colour
+written as text, ``\\u001b[31m`` in a JSON log, goes too), a backspace overstrike reduced
+to the character it prints, and zero-width, bidi and other control characters taken out
+(tab, line feed and carriage return stay). The secrets found there are mapped back to the
+bytes as printed (``Seen.to_raw``): the place of each covers the escapes inside and
+around it, and ``agentout.redact._spans.replace`` keeps those escapes (so the colour stays
+where it was) and drops the secret's characters.
 
-Taking characters out never takes out a line end, so lines keep their number and place.
+Taking characters out never takes out a line end, so lines keep their number and place,
+and a line is seen the same alone or among others (``seen_lines`` reads many at once, for
+the scanner's one pass).
 """
 
 from __future__ import annotations
