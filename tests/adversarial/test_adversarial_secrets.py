@@ -318,3 +318,19 @@ def test_a_run_does_not_leave_the_secret_in_the_environment_it_was_told(
     assert leaks(done.stdout) == []
     assert "[secret: $GH_TOKEN]" in done.stdout.decode()
     assert os.environ.get("GH_TOKEN") != SECRETS["github"]
+
+
+def test_a_store_kept_with_its_secrets_shows_none_of_them(hostile: Project) -> None:
+    # --keep-secrets keeps the coloured bytes as printed; every page is read redacted.
+    printed = _agentout(hostile, "run", "--mode", "file", "--no-reduce", "--keep-secrets",
+                        "--", "grep", "--color=always", "-n", ".", ".env")  # fmt: skip
+    ref = re.search(rb"agentout show ([0-9a-f]{16})", printed)
+    assert ref is not None, printed
+    (kept,) = [p for p in (hostile.state / "store").rglob(f"*{ref[1].decode()}*") if p.is_file()]
+    assert leaks(kept.read_bytes())  # kept as asked
+    shown = _agentout(hostile, "show", ref[1].decode())
+    assert leaks(shown) == []
+    assert b"[secret: github-token]" in shown
+    prefix = SECRETS["github"][:12]
+    assert b"[secret: " not in _agentout(hostile, "show", ref[1].decode(), "--grep", prefix)
+    kept.unlink()  # the disk check above is about what agentout keeps on its own
