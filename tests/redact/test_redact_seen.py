@@ -178,3 +178,43 @@ def test_the_marker_takes_the_colour_of_the_secret() -> None:
     data = b"GH=\x1b[01;31m\x1b[K" + token[:4] + b"\x1b[m\x1b[K" + token[4:] + b"\n"
     out, _ = REDACTOR.redact_bytes(data)
     assert out == b"GH=\x1b[01;31m\x1b[K[secret: github-token]\x1b[m\x1b[K\n"
+
+
+# Pieces that cross each other's paths: colour, overstrikes, controls, key blocks with
+# blank and CRLF lines, assignments cut from their values, long runs past a window.
+PIECES = [
+    *COLOURS, *UNSEEN, b"_\x08", b"\\u001b[1m", b"\n", b"\r\n", b" ", b"=", b":",
+    b"-----BEGIN RSA PRIVATE KEY-----\n", b"    MIIEowIBAAKCAQEAxk3vJq8yWcF2qL9rT0uPz7Ns4m\n",
+    b"MIIEowIBAAKCAQEAxk3vJq8yWcF2qL9rT0uPz7Ns4m\n", b"-----END RSA PRIVATE KEY-----\n",
+    b"password=", b"DB_PASSWORD=", b"\xff\xfe", "é".encode(), b"x" * 300,
+    *(value.encode() for value in TOKENS.values()),
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=60),
+    st.lists(st.integers(min_value=0, max_value=10**6), max_size=12),
+)
+def test_any_chunking_of_anything_equals_the_whole(pieces: list[bytes], cuts: list[int]) -> None:
+    data = b"".join(pieces)
+    whole, _ = REDACTOR.redact_bytes(data)
+    assert _stream(REDACTOR, _chunked(data, cuts)) == whole
+    assert whole.count(b"\n") == data.count(b"\n")
+    assert TOKENS["github"].encode() not in whole  # found by its format wherever it is
+
+
+def test_a_key_body_with_blank_lines_is_the_same_cut_anywhere() -> None:
+    # Blank lines (one with a carriage return) at its start, middle and end: the marker
+    # goes on the first line that is not blank, blank lines stay, wherever a chunk ends.
+    body = b"MIIEowIBAAKCAQEAxk3vJq8yWcF2qL9rT0uPz7Ns4m\r\n"
+    data = (b"-----BEGIN RSA PRIVATE KEY-----\n\n" + body + b"\r\n" + body + b" \r\n"
+            b"-----END RSA PRIVATE KEY-----\nafter\n")  # fmt: skip
+    whole, found = REDACTOR.redact_bytes(data)
+    assert whole == (
+        b"-----BEGIN RSA PRIVATE KEY-----\n\n[secret: private-key]\n\r\n\n \r\n"
+        b"-----END RSA PRIVATE KEY-----\nafter\n"
+    )
+    assert found.total == 1
+    for cut in range(len(data) + 1):
+        assert _stream(REDACTOR, [data[:cut], data[cut:]]) == whole, cut

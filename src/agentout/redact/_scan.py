@@ -25,7 +25,7 @@ first needs it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -387,7 +387,7 @@ class Scanner:
             start, pos = pos, self._body_end(data, pos)
             if self._dirty_through(data, start, pos):
                 return start
-            self._hide_body(data[start:pos], start, pos, pos >= n, block, hidden, kinds)
+            self._hide_body(data, start, pos, self._same_line(data), block, hidden, kinds)
         while pos < n:
             hit = self._search(data, pos)
             if hit is None:
@@ -411,7 +411,7 @@ class Scanner:
                     if self._dirty_through(data, body, pos):
                         block.open = True
                         return body
-                    self._hide_body(data[body:pos], body, pos, pos >= n, block, hidden, kinds)
+                    self._hide_body(data, body, pos, self._same_line(data), block, hidden, kinds)
                     break
                 start = end + 1
         return None
@@ -451,10 +451,16 @@ class Scanner:
             counted = at
             return first
 
+        def raw_line(at: int) -> tuple[int, int]:
+            """Where the line that starts at ``at`` in the text is in ``data``."""
+            start = raw_at(at)
+            end = data.find(b"\n", start, stop)
+            return start, stop if end < 0 else end
+
         pos = 0
         if block.open:
             pos = self._body_end(text, 0)
-            self._hide_body(text[:pos], origin, raw_at(pos), pos >= n, block, hidden, kinds)
+            self._hide_body(text, 0, pos, raw_line, block, hidden, kinds)
         while pos < n:
             hit = self._search(text, pos)
             if hit is None:
@@ -476,8 +482,7 @@ class Scanner:
                     block.marked = "private-key" in kinds[before:]
                     body = min(end + 1, n)
                     pos = self._body_end(text, body)
-                    self._hide_body(text[body:pos], raw_at(body), raw_at(pos), pos >= n,
-                                    block, hidden, kinds)  # fmt: skip
+                    self._hide_body(text, body, pos, raw_line, block, hidden, kinds)
                     break
                 start = end + 1
         return stop
@@ -525,26 +530,44 @@ class Scanner:
         end = data.find(b"\n", stop)
         return self._dirt(data, start, len(data) if end < 0 else end) is not None
 
+    @staticmethod
+    def _same_line(data: bytes) -> Callable[[int], tuple[int, int]]:
+        """Where a line of ``data`` is, read as printed: where it is."""
+
+        def place(at: int) -> tuple[int, int]:
+            end = data.find(b"\n", at)
+            return at, len(data) if end < 0 else end
+
+        return place
+
     def _hide_body(
         self,
-        body: bytes,
+        text: bytes,
         start: int,
-        end: int,
-        reaches_end: bool,
+        stop: int,
+        raw_line: Callable[[int], tuple[int, int]],
         block: KeyBlock,
         hidden: list[Span],
         kinds: list[str],
     ) -> None:
-        """Hide a private key ``body`` (as read) printed as ``data[start:end]``: one marker
-        for the block, and its line ends. ``reaches_end``: it ran to the end of the bytes
-        scanned, so it may go on in the next chunk."""
-        if body.strip():
-            kind = ""
-            if not block.marked:
-                block.marked = True
-                kinds.append("private-key")
-                kind = "private-key"
-            hidden.append((start, end, FORMAT, kind))
-        block.open = reaches_end
+        """Hide the private key body ``text[start:stop]`` (whole lines, as read), line by
+        line in the bytes as printed (``raw_line``: where a line of the text is there):
+        the block's first line that is not blank becomes its marker, the others empty,
+        blank lines stay. Line by line, so the bytes are the same however the body is cut
+        into chunks. It may go on in the next chunk when it runs to the end of the text."""
+        pos = start
+        while pos < stop:
+            end = text.find(b"\n", pos, stop)
+            end = stop if end < 0 else end
+            if text[pos:end].strip():
+                kind = ""
+                if not block.marked:
+                    block.marked = True
+                    kinds.append("private-key")
+                    kind = "private-key"
+                first, last = raw_line(pos)
+                hidden.append((first, last, FORMAT, kind))
+            pos = end + 1
+        block.open = stop >= len(text)
         if not block.open:
             block.marked = False
