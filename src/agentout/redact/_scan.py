@@ -472,11 +472,8 @@ class Scanner:
             while start <= last:
                 end = text.find(b"\n", start, last + 1)
                 end = last if end < 0 else end
-                line_start = raw_at(start)
-                line_end = data.find(b"\n", line_start)
                 before = len(kinds)
-                opened = self._line(data, line_start, len(data) if line_end < 0 else line_end,
-                                    hidden, kinds)  # fmt: skip
+                opened = self._line(data, *raw_line(start), hidden, kinds)
                 pos = end
                 if opened:
                     block.marked = "private-key" in kinds[before:]
