@@ -141,7 +141,7 @@ def record(
         time.time() if when is None else when,
         project if project is not None else os.getcwd(),
         tool,
-        command[:_COMMAND_CHARS],
+        _without_secrets(command[:_COMMAND_CHARS]),
         raw_tokens,
         delivered_tokens,
         facts_kept,
@@ -229,6 +229,17 @@ def count_raw(data: bytes | str | Path | None, tokenizer: Any = None) -> tuple[i
     return round(counted * size / max(len(head), 1)), False
 
 
+def _without_secrets(text: str | None) -> Any:
+    """``text`` with its secrets hidden (``agentout.redact``) before it is written: a
+    command line can hold a token (``curl -H "Authorization: Bearer ..."``), and a hook's
+    raw output is the tool's as it was. Its tokens are then counted with the markers."""
+    if not text:
+        return text
+    from agentout.redact import default_redactor
+
+    return default_redactor().redact_text(text)[0]
+
+
 # -- counted after the command has answered ------------------------------------------------
 
 
@@ -250,6 +261,7 @@ def record_later(
     Never raises."""
     if not enabled():
         return
+    command, raw = _without_secrets(command), _without_secrets(raw)
     payload = {
         "tool": tool,
         "command": command,

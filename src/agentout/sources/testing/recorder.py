@@ -335,11 +335,14 @@ class Recorder(_Describer):
 
     @staticmethod
     def _hand_over(run: Run, path: str) -> None:
-        """The run as JSON in a new private file (0600; never over an existing one)."""
+        """The run as JSON in a new private file (0600; never over an existing one), its
+        secrets hidden first: nothing a test prints or is named reaches the disk."""
         import os
 
         from agentout.sources.testing.model import run_to_json
+        from agentout.sources.testing.secrets import without_secrets
 
+        run, _ = without_secrets(run, "")
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(run_to_json(run))

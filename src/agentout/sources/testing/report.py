@@ -511,7 +511,7 @@ def _spill(run: Run, output: str = "") -> str | None:
     from agentout.store.spill import SpillStore
 
     try:
-        text = full_report(run, output)
+        text = _without_secrets(full_report(run, output))
         # Named by its bytes: the same run gives the same report, ``full=`` included.
         with SpillStore.default().open(kind="test", suffix=".txt", by_content=True) as out:
             out.write(text)
@@ -519,6 +519,14 @@ def _spill(run: Run, output: str = "") -> str | None:
     except (OSError, AgentoutError):  # a full disk or an unsafe store: report inline only
         return None
     return ref.location
+
+
+def _without_secrets(text: str) -> str:
+    """The full report hidden once more as a whole before it is written: its fields were
+    hidden one by one (``without_secrets``), and a secret may still span two of them."""
+    from agentout.redact import default_redactor
+
+    return default_redactor().redact_text(text)[0]
 
 
 def report(
