@@ -16,6 +16,8 @@ import random
 import pytest
 from tests.testing.conftest import kinds, run
 
+from agentout.sources.testing.readback import file_counts
+
 BLOCKS = {
     "pass": "def test_pass_{n}():\n    pass\n",
     "fail": "def test_fail_{n}():\n    assert {n} == -1\n",
@@ -119,10 +121,8 @@ def _report_counts(
     result = run(pytester, "--agent", "-p", "no:cacheprovider", *args)
     out = result.stdout.str()
     status = kinds(out, "S")[0]
-    counts = {
-        k: v for k, v in status.items() if type(v) is int and k not in ("files", "causes", "exit")
-    }
-    return counts, kinds(out, "P")
+    counts = {k: v for k, v in status.items() if type(v) is int and k not in ("causes", "exit")}
+    return counts, [{"file": file, **said} for file, said in file_counts(out).items()]
 
 
 def _as_pytest_says(counts: dict[str, int], pytest_names_subtests: bool) -> dict[str, int]:
