@@ -31,6 +31,7 @@ __all__ = ["ASSERT", "Stated", "error_text", "stated"]
 
 ASSERT = "assert "  # a failed assert statement's message, as pytest's rewriting words it
 MSG_CHARS = 160
+_STATING_CHARS = 2 * MSG_CHARS
 _CUT_MARK = re.compile(r"\.\.\.|…|\[\d+ chars\]")  # ours, pytest's, unittest's
 _PYTEST_CUT = "..."
 # How much of a compared value the fullest view holds, by focus (`debug` shows more).
@@ -52,10 +53,11 @@ class Stated:
     wants_diff: bool
 
 
-def error_text(failure: Failure) -> str:
-    """``KeyError: 'DE'``; a failed assert statement alone (``assert 50 == 150``)."""
+def error_text(failure: Failure, chars: int = MSG_CHARS) -> str:
+    """``KeyError: 'DE'``; a failed assert statement alone (``assert 50 == 150``); the
+    message's first line cut to ``chars``."""
     kind = clean(failure.error_type or "Error", 80)
-    line = clean(failure.message.strip().split("\n", 1)[0], MSG_CHARS)
+    line = clean(failure.message.strip().split("\n", 1)[0], chars)
     if not line:
         return kind
     if line.startswith(ASSERT) and kind.rsplit(".", 1)[-1] == "AssertionError":
@@ -69,10 +71,16 @@ def stated(failure: Failure, focus: str) -> Stated:
     error = error_text(failure)
     if failure.expected is None or failure.got is None:
         return Stated(error, {}, True)
+    # A line that states both values is shown whole up to twice the usual length: the
+    # values are said once, there, rather than cut from it and said again beside it.
+    if expected_got(clean(failure.message.strip().split("\n", 1)[0], _STATING_CHARS)) == (
+        failure.expected,
+        failure.got,
+    ):  # a diff only if the runner cut the values where they differ
+        located = _window(failure.expected, failure.got)[2]
+        return Stated(error_text(failure, _STATING_CHARS), {}, not located)
     line = clean(failure.message.strip().split("\n", 1)[0], MSG_CHARS)
     shown = expected_got(line)  # the values as the line states them, if it does
-    if shown == (failure.expected, failure.got):  # a diff only if the runner cut them
-        return Stated(error, {}, not _window(*shown)[2])
     limit = _VALUE_CHARS.get(focus, _DEFAULT_VALUE_CHARS)
     short = limit if focus == "debug" else _WINDOW_CHARS
     expected, got = failure.expected, failure.got
