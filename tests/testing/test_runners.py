@@ -367,3 +367,33 @@ def test_every_panic_keeps_its_line_and_column() -> None:
     assert shown <= panics
     assert ("src/lib.rs", "19", "19") in shown  # raised in project code: the origin
     assert ("src/lib.rs", "40", "9") in shown  # the test's own assertion: L and col
+
+
+def test_node_keeps_an_assertion_diff_as_lines_and_an_es_module_path_relative(
+    tmp_path: Path,
+) -> None:
+    """node's junit reporter writes the message attribute with its line breaks taken out
+    (``deep-equal:+ actual - expected  {+   average: NaN,...``); the cause in the text has
+    them. An ES module's frames name it by URL (``file:///...``)."""
+    recorded = (RUNS / "node-deep-equal.results.xml").read_text(encoding="utf-8")
+    copy = tmp_path / "results.xml"
+    copy.write_text(recorded.replace("/tmp/agentout-web", str(tmp_path)), encoding="utf-8")
+    run = readers.read_junit_files([copy], "node", tmp_path)
+    deep = next(f for f in run.failures if f.test == "totals of nothing is zero")
+    assert deep.message.split("\n") == [
+        "Expected values to be strictly deep-equal:",
+        "+ actual - expected",
+        "",
+        "  {",
+        "+   average: NaN,",
+        "-   average: 0,",
+        "    sum: 0",
+        "  }",
+    ]
+    assert "+   average: NaN,\n-   average: 0," in deep.diff
+    rows = _report(run)
+    assert {row["file"] for row in rows} == {"test/cart.test.js"}
+    row = next(r for r in rows if r["test"] == "totals of nothing is zero")
+    assert row["error"] == "AssertionError: Expected values to be strictly deep-equal:"
+    assert (row["expected"], row["got"]) == ("{ sum: 0, average: 0 }", "{ sum: 0, average: NaN }")
+    assert row["L"] == 14

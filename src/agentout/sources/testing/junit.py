@@ -389,6 +389,7 @@ def _is_file(path: str) -> bool:
 
 # node's test runner: type="testCodeFailure" says where it failed, the cause says what
 _NODE_CAUSE = re.compile(r"cause: (?P<type>[A-Za-z_$][\w$.]*)(?: \[\w+\])?: (?P<msg>[^\n]*)")
+_NODE_STACK = re.compile(r"\s+at \S")
 
 
 def _message(attr_type: str, given: str, text: str, tag: str = "failure") -> tuple[str, str, str]:
@@ -406,7 +407,7 @@ def _message(attr_type: str, given: str, text: str, tag: str = "failure") -> tup
     if attr_type.endswith("Failure") and attr_type[:1].islower():  # node: testCodeFailure
         cause = _NODE_CAUSE.search(text)
         if cause:
-            return cause.group("type"), message or cause.group("msg"), when
+            return cause.group("type"), _node_message(text, cause) or message, when
         attr_type = ""
     if "panicked at" in message:  # Rust: the assertion is on the line after the location
         after = text.split(message.split(" panicked at ", 1)[-1], 1)[-1].lstrip(":\n ")
@@ -425,6 +426,22 @@ def _message(attr_type: str, given: str, text: str, tag: str = "failure") -> tup
     else:
         error_type = tag
     return error_type, message, when
+
+
+def _node_message(text: str, cause: re.Match[str]) -> str:
+    """The message of node's cause as node printed it, its lines kept (an assertion's
+    diff): the attribute holds the same with every line break taken out."""
+    start = text.rfind("\n", 0, cause.start()) + 1
+    indent = cause.start() - start
+    lines = [cause.group("msg")]
+    properties = re.compile(" " * (indent + 2) + r"\w+: \S")  # the error's own, after
+    for line in text[cause.end() :].split("\n")[1:]:
+        if line.strip() and not line.startswith(" " * indent):
+            break
+        if _NODE_STACK.match(line) or properties.match(line):
+            break
+        lines.append(line[indent:].rstrip())
+    return "\n".join(lines).strip()
 
 
 def _message_from_text(text: str) -> str:
