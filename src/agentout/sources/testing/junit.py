@@ -34,6 +34,8 @@ _PYTEST_E_LINE = re.compile(r"^E   (?P<line>\S.*)$", re.M)
 _TESTIFY_ERROR = re.compile(r"^[ \t]+Error:\s+(?P<msg>\S.*)$", re.M)
 # Lines of a diff: jest's "- Expected"/"+ Received" blocks, testify's, unittest's.
 _DIFF_LINE = re.compile(r"^[ \t]*(?:[-+?] |[-+]\S|@@ ).*$", re.M)
+# jest's legend over its diff ("- Expected  - 1", "+ Received  + 1"): counts, not a change
+_DIFF_LEGEND = re.compile(r"\s*[-+] (?:Expected|Received)\s+[-+] \d+\s*\Z")
 _DIFF_LINES = 24
 # Rust's libtest prints these around every test's own output (nextest keeps them).
 _HARNESS = re.compile(
@@ -279,7 +281,8 @@ def failure_from_text(
                 origin = f"{frame.path}:{frame.line}"
             break
     pair = expected_got(message) or expected_got(text)
-    diff = "\n".join(d.rstrip() for d in _DIFF_LINE.findall(text)[:_DIFF_LINES])
+    changed = [d.rstrip() for d in _DIFF_LINE.findall(text) if not _DIFF_LEGEND.match(d)]
+    diff = "\n".join(changed[:_DIFF_LINES])
     details = "\n".join(
         part for part in (message if message not in text else "", text, output) if part
     )
