@@ -132,12 +132,14 @@ def _status(run: Run, causes: int) -> Record:
     return Record.of(terse, full, kind="S", forced=True)
 
 
-def _file_record(run: Run, file: str, listed: Sequence[Failure], tok: Tokenizer) -> Record:
+def _file_record(run: Run, file: str, listed: Sequence[Failure] | None, tok: Tokenizer) -> Record:
     """``P file=... failed=N``: the counts only where they say more than the records below
-    (errors or subtests among them, or a focus that lists only some): a ``P`` line with no
-    count means every test its records name failed, and nothing else did."""
+    (errors or subtests among them, a focus that lists only some, or with ``listed`` None,
+    a page that leaves some out): a ``P`` line with no count means every test its records
+    name failed, and nothing else did."""
     fields: dict[str, Any] = {"file": _short(clean(file or "?", _NAME_CHARS), _TERSE["file"], tok)}
     counts = {k: getattr(run.counts_of(file), k) for k in _FAILING}
+    listed = listed or ()
     plain = all(f.kind != "error" and f.test and not f.subtest for f in listed)
     if not plain or counts != {"failed": len(listed), "subtests_failed": 0, "errors": 0}:
         fields.update({k: v for k, v in counts.items() if v})
@@ -361,8 +363,11 @@ def build(
     focus: str = "failures",
     full: str | None = None,
     tokenizer: str | Tokenizer | None = None,
+    file_counts: bool = False,
 ) -> tuple[Result, list[int]]:
-    """The report's ``Result`` and the priority order ``pack`` walks its records in."""
+    """The report's ``Result`` and the priority order ``pack`` walks its records in; with
+    ``file_counts``, every ``P`` line counts its file's failures (a page that leaves
+    records out, or shows them terser, no longer names every failure of a file)."""
     tok = get_tokenizer(tokenizer)
     causes = group_causes(run.failures)
     cause_of = {id(f): cause for cause in causes for f in cause.failures}
@@ -382,7 +387,7 @@ def build(
     for file in shown_files:
         header = len(records)
         listed = [f for _, members in groups_of.get(file, ()) for f in members]
-        records.append(_file_record(run, file, listed, tok))
+        records.append(_file_record(run, file, None if file_counts else listed, tok))
         for cause, members in groups_of.get(file, ()):
             first = cause.number not in seen
             seen.add(cause.number)
@@ -467,21 +472,28 @@ def report(
     A budget too small for the status line and the last line still gets them, and the
     header says ``over_budget=true``. ``output``, what the runner printed, goes to the
     full report only."""
-    from agentout.pack import pack
+    from agentout.pack import Packed, pack
 
     run, output = without_secrets(run, output)
     keep = bool(run.failures) or (bool(output.strip()) and not run.passed)
     full = _spill(run, output) if keep else None
-    result, order = build(run, focus, full, tokenizer)
-    packed = pack(
-        result,
-        format=format,
-        max_tokens=max_tokens,
-        max_chars=max_chars,
-        tokenizer=tokenizer,
-        order=order,
-    )
-    return packed.text, full
+
+    def packed(file_counts: bool) -> Packed:
+        result, order = build(run, focus, full, tokenizer, file_counts)
+        return pack(
+            result,
+            format=format,
+            max_tokens=max_tokens,
+            max_chars=max_chars,
+            tokenizer=tokenizer,
+            order=order,
+        )
+
+    page = packed(file_counts=False)
+    if page.stats.omitted or page.stats.reduced:
+        # It does not show every failure whole: then each file's counts say what it has.
+        page = packed(file_counts=True)
+    return page.text, full
 
 
 def render(
