@@ -22,7 +22,7 @@ import pytest
 from tests.testing.conftest import error_type, values_of
 
 from agentout.sources.testing.model import Run, origin_file
-from agentout.sources.testing.readback import failures_of, named_tests
+from agentout.sources.testing.readback import failures_of, file_counts, named_tests
 from agentout.sources.testing.report import render
 from agentout.sources.testing.runners import RunnerError, TestRun, detect, readers, run_tests
 from agentout.sources.testing.runners.detect import pytest_args
@@ -214,6 +214,11 @@ def test_recorded_results_read_into_the_same_report(name: str) -> None:
     rows = _report(run)
     named = [f"{row['file']}::{test}" for row in rows for test in named_tests(row)]
     assert len(named) == len(set(named)) == len(run.failures)  # every failure, once
+    # each file's counts, said or (no count on its P line) its records', add up to the run's
+    text = render(run, max_tokens=5000)
+    for key in ("failed", "subtests_failed", "errors"):
+        said = sum(c.get(key, 0) for c in file_counts(text).values())
+        assert said == EXPECTED_COUNTS[name].get(key, 0), key
     # the quantity bug, with expected vs got, at a line of the test file
     quantity = next(r for r in rows if (values_of(r) or ("",))[0] in ("200", "130"))
     assert values_of(quantity) in (("200", "50"), ("130", "60"))
