@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["OPTIONS", "deliver", "parse", "run"]
+__all__ = ["OPTIONS", "Heartbeat", "deliver", "parse", "run"]
 
 _HEARTBEAT_AFTER = 3.0  # seconds before a quiet command gets a line on the terminal
 
@@ -104,7 +104,7 @@ def deliver(
     from agentout.read.visible import is_terminal
     from agentout.sources.command import run as run_command
 
-    heartbeat = _Heartbeat() if is_terminal(sys.stderr) else None
+    heartbeat = Heartbeat() if is_terminal(sys.stderr) else None
     with _uploads_deferred():  # a remote store's upload finishes after the answer
         try:
             done = run_command(
@@ -210,8 +210,10 @@ def _reduced_inside(command: Sequence[str], shell: bool) -> bool:
     return os.path.basename(command[0]) in RUNNERS and enabled()
 
 
-class _Heartbeat:
-    """One line on the terminal while a command runs longer than a few seconds."""
+class Heartbeat:
+    """One line on the terminal while a command runs longer than a few seconds: what
+    ``agentout run`` and ``agentout test`` show a person at a terminal (stderr), never
+    the agent (a pipe)."""
 
     def __init__(self) -> None:
         self.shown = False
