@@ -401,7 +401,10 @@ class SpillStore:
             for entry in entries:
                 if not (NAME_PATTERN.match(entry.name) or TEMP_PATTERN.match(entry.name)):
                     continue
-                info = entry.stat(follow_symlinks=False)
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue  # committed under its name, or removed, since it was listed
                 if stat.S_ISREG(info.st_mode) and not _foreign(info):
                     out.append(StoredFile(Path(entry.path), info.st_size, info.st_mtime))
         return sorted(out, key=lambda f: f.path.name)
