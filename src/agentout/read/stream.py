@@ -21,7 +21,7 @@ from typing import Any
 
 from agentout.errors import InputError
 from agentout.read.text import invalid_utf8
-from agentout.records.values import NumberText
+from agentout.records.values import NumberText, number_or_text
 
 __all__ = ["MAX_DEPTH", "JsonParser", "Reader", "Top", "loads", "loads_line", "too_large"]
 
@@ -180,8 +180,7 @@ def _explain(exc: Exception, text: str, start: int) -> tuple[str, int]:
 
 
 def _wide_float(text: str) -> Any:
-    value = float(text)
-    return value if value - value == 0 else NumberText(text)
+    return number_or_text(float(text), text)
 
 
 def _wide_int(text: str) -> Any:
@@ -191,11 +190,11 @@ def _wide_int(text: str) -> Any:
         return NumberText(text)
 
 
-# A number whose value no float holds (1e999), or an integer of more digits than Python
-# reads, is kept as its text (``agentout.records.values.NumberText``). Such a number has an
-# exponent of 3 digits or 309 digits in a row; only a text holding one (rare, and a
+# A number whose value no float holds (1e999, 1e-400), or an integer of more digits than
+# Python reads, is kept as its text (``agentout.records.values.NumberText``). Such a number
+# has an exponent of 3 digits or 309 digits in a row; only a text holding one (rare, and a
 # string like "e100" is enough) is read again by the decoder that looks at every number.
-_WIDE_NUMBER = re.compile(r"[eE]\+?\d{3}|\d{309}")
+_WIDE_NUMBER = re.compile(r"[eE][+-]?\d{3}|\d{309}")
 _INT_LIMIT = "integer string conversion"
 
 # One decoder for every call of ``loads``: json.loads with an option builds one per call.
