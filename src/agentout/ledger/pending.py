@@ -298,7 +298,8 @@ def _counted(payload: dict[str, Any], delivered: str) -> tuple[int | None, bool,
 
 def count_raw(data: bytes | str | Path | None, tokenizer: Any = None) -> tuple[int | None, bool]:
     """(tokens of the raw output, whether the count is exact): exact up to
-    ``RAW_EXACT_BYTES``; beyond, the exact count of that much scaled by size."""
+    ``RAW_EXACT_BYTES``; beyond, the exact count of that much scaled by size. A file is
+    read and counted a piece at a time (memory for a piece, not for 4 MiB of it)."""
     if data is None:
         return None, True
     from agentout.tokens import get_tokenizer
@@ -306,19 +307,42 @@ def count_raw(data: bytes | str | Path | None, tokenizer: Any = None) -> tuple[i
     counter = get_tokenizer(tokenizer)
     if isinstance(data, Path):
         try:
-            size = data.stat().st_size
             with data.open("rb") as handle:
-                head = handle.read(RAW_EXACT_BYTES)
+                size = os.fstat(handle.fileno()).st_size
+                counted, read = _count_file(handle, counter)
         except OSError:
             return None, True
     else:
         head = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
-        size = len(head)
-        head = head[:RAW_EXACT_BYTES]
-    counted = counter.count(head.decode("utf-8", "replace"))
-    if size <= len(head):
+        size, read = len(head), min(len(head), RAW_EXACT_BYTES)
+        counted = counter.count(head[:read].decode("utf-8", "replace"))
+    if size <= read:
         return counted, True
-    return round(counted * size / max(len(head), 1)), False
+    return round(counted * size / max(read, 1)), False
+
+
+_PIECE = 256 << 10
+
+
+def _count_file(handle: Any, counter: Any) -> tuple[int, int]:
+    """(tokens, bytes read) of a file's first ``RAW_EXACT_BYTES``, counted in pieces
+    exactly as the whole would be (``Tokenizer.count_stream``)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    read = 0
+
+    def pieces() -> Any:
+        nonlocal read
+        while read < RAW_EXACT_BYTES:
+            data = handle.read(min(_PIECE, RAW_EXACT_BYTES - read))
+            if not data:
+                break
+            read += len(data)
+            yield decoder.decode(data)
+        yield decoder.decode(b"", final=True)
+
+    return counter.count_stream(pieces()), read
 
 
 def count_now(payload: dict[str, Any]) -> bool:

@@ -58,7 +58,11 @@ _SUFFIX = re.compile(r"\.[a-z0-9]{1,8}\Z")
 NAME_PATTERN = re.compile(r"\A(?:\d{8}-)?[a-z][a-z0-9_]{0,31}-[0-9a-f]{16}\.[a-z0-9]{1,8}\Z")
 TEMP_PATTERN = re.compile(r"\A\.partial-[0-9a-f]{16}\Z")
 _HEX = re.compile(r"-[0-9a-f]{16}\.")
-BUFFER_BYTES = 1 << 20
+# What is held before a write. A piece this large or larger goes to the file as it is
+# (no copy); smaller ones are gathered. Small, because it is held for the file's life:
+# `fit` of a big file stays under 100 MiB with it.
+BUFFER_BYTES = 256 << 10
+_WRITE_BYTES = 1 << 30  # at most this much in one write call
 _READ_BACK = 4 << 20  # read back in pieces of this much
 
 
@@ -191,9 +195,25 @@ class SpillWriter:
             self._hash.update(chunk)
         self.newlines += chunk.count(b"\n")
         self._last = chunk[-1:]
+        if len(chunk) >= BUFFER_BYTES and not self._buffer:
+            self._write_through(chunk)
+            return
         self._buffer += chunk
         if len(self._buffer) >= BUFFER_BYTES:
             self.flush()
+
+    def _write_through(self, chunk: bytes) -> None:
+        """A large piece straight to the file; what a failed write left goes to the buffer."""
+        assert self._fd is not None, "write after commit or abort"
+        done = 0
+        try:
+            with memoryview(chunk) as view:
+                while done < len(view):
+                    done += os.write(self._fd, view[done : done + _WRITE_BYTES])
+        finally:
+            self.flushed += done
+            if done < len(chunk):
+                self._buffer += chunk[done:]
 
     @property
     def pending(self) -> bytes:
@@ -221,8 +241,9 @@ class SpillWriter:
         assert self._fd is not None, "write after commit or abort"
         done = 0
         try:
-            while done < len(self._buffer):
-                done += os.write(self._fd, self._buffer[done : done + BUFFER_BYTES])
+            with memoryview(self._buffer) as view:
+                while done < len(view):
+                    done += os.write(self._fd, view[done : done + _WRITE_BYTES])
         finally:  # on a failed write, what was written is in the file, the rest still here
             self.flushed += done
             del self._buffer[:done]
