@@ -47,6 +47,9 @@ def create_server(config: ServerConfig) -> MCPServer[Any]:
         from agentout.store.upload import in_process
 
         in_process(True)
+    from agentout.process import keep_child_status
+
+    keep_child_status()  # commands run from worker threads: their statuses readable
     server = _AgentoutServer(
         config.store,
         name="agentout",
