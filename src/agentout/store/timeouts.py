@@ -10,9 +10,10 @@ upload) is bounded three ways, each set by an environment variable (seconds):
 - ``AGENTOUT_STORE_DEADLINE`` (20): the whole call, retries included, on every backend:
   past it the call is cancelled and the store counts as unreachable for the rest of the
   command (one line on stderr; the local store serves instead).
-- ``AGENTOUT_STORE_GRACE`` (5): how long ``agentout run`` waits, after its answer is
-  printed, for its upload to complete; past it the upload goes on in the background,
-  bounded by the deadline of each of its calls, and the output is kept locally.
+- ``AGENTOUT_STORE_GRACE`` (5): after ``agentout run`` has printed its answer, it waits
+  for its upload to complete while the store takes it, and stops waiting once the store
+  has taken nothing for this long: the upload goes on in the background, bounded by the
+  deadline of each of its calls, and the output is kept locally.
 
 A value that is not a positive number is refused with one line naming the variable.
 """

@@ -23,8 +23,8 @@ rule removes them: see docs/store.md). Every request has the store's deadline
 instead, and the upload given up when it makes no progress for a deadline.
 
 Talking to the uploader process: agentout writes ``end SIZE`` on its stdin once the file
-is complete (closing stdin without it abandons the upload); it answers one line on
-stdout, ``ok`` or ``error REASON``.
+is complete (closing stdin without it abandons the upload); it says ``sent N`` on stdout
+as each part is taken, and answers one last line, ``ok`` or ``error REASON``.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ class Upload:
         self.address, self.name = address, name
         self.error: str | None = None
         self._child: subprocess.Popen[bytes] | None = None
+        self._said = b""  # what the uploader wrote that is not a whole line yet
         try:
             self._child = subprocess.Popen(
                 [sys.executable, "-m", "agentout.store.upload", address.url, name, str(fd)],
@@ -82,25 +83,43 @@ class Upload:
             child.stdin.write(f"end {size}\n".encode("ascii"))
             child.stdin.close()
 
-    def wait(self, timeout: float | None = None) -> str | None:
+    def wait(self, stall: float | None = None) -> str | None:
         """Wait for the uploader's answer after ``end``; None, or why there is no object.
-        With ``timeout``: ``TimeoutError`` if no answer came in that many seconds (the
-        uploader goes on, detached, each of its requests bounded by the deadline)."""
+        With ``stall``: ``TimeoutError`` once the uploader has said nothing for that many
+        seconds (it says ``sent N`` as each part is taken), so a store that works, however
+        slowly, is waited for, and one that stopped answering is not; the uploader then
+        goes on, detached, each of its calls bounded by the store's deadline."""
         child = self._child
         if child is None:
             return self.error
         assert child.stdout is not None
-        if timeout is not None:
-            ready, _, _ = select.select([child.stdout], [], [], max(0.0, timeout))
-            if not ready:
-                raise TimeoutError(self.name)
-        answer = child.stdout.readline().decode("utf-8", "replace").strip()
+        fd = child.stdout.fileno()
+        while True:
+            line = self._line(fd, stall)
+            if not line.startswith("sent "):
+                break
         status = child.wait()
         self._child = None
-        if answer == "ok" and status == 0:
+        if line == "ok" and status == 0:
             return None
-        self.error = answer.removeprefix("error ").strip() or f"the uploader exited {status}"
+        self.error = line.removeprefix("error ").strip() or f"the uploader exited {status}"
         return self.error
+
+    def _line(self, fd: int, stall: float | None) -> str:
+        """The uploader's next line ('' at its end); ``TimeoutError`` after ``stall``
+        seconds of silence. Read from the descriptor itself: a buffered reader would hide
+        lines already read from ``select``."""
+        while b"\n" not in self._said:
+            if stall is not None:
+                ready, _, _ = select.select([fd], [], [], max(0.0, stall))
+                if not ready:
+                    raise TimeoutError(self.name)
+            piece = os.read(fd, 4096)
+            if not piece:
+                break
+            self._said += piece
+        line, _, self._said = self._said.partition(b"\n")
+        return line.decode("utf-8", "replace").strip()
 
     def abort(self) -> None:
         """Abandon the upload: the uploader aborts it and nothing appears in the store."""
@@ -272,28 +291,37 @@ class _Watched:
         self._bounded(self.out.discard)
 
 
-def send(store: RemoteStore, name: str, fd: int, end: Callable[[], int | None]) -> None:
+def send(
+    store: RemoteStore,
+    name: str,
+    fd: int,
+    end: Callable[[], int | None],
+    sent: Callable[[int], None] | None = None,
+) -> None:
     """Upload what ``fd`` holds as ``name`` as it grows, a part at a time, until ``end()``
     gives the complete size (None: not known yet); then the line index beside it.
-    Anything raised aborts the upload (nothing appears) and goes on up."""
+    ``sent(bytes)`` is told each time a part is taken. Anything raised aborts the upload
+    (nothing appears) and goes on up."""
     from agentout.store.index import INDEX_SUFFIX, IndexBuilder
 
     index = IndexBuilder()
     key = store.key(name)
     out: Any = _S3Parts(store, key) if store.address.protocol == "s3" else _Watched(store, key)
-    sent = 0
+    done = 0
     try:
         while True:
             size = end()
             available = size if size is not None else os.fstat(fd).st_size
-            while available - sent >= PART or (size is not None and sent < size):
-                data = os.pread(fd, min(PART, available - sent), sent)  # a part, in one piece
+            while available - done >= PART or (size is not None and done < size):
+                data = os.pread(fd, min(PART, available - done), done)  # a part, in one piece
                 if not data:
-                    raise OSError(f"the spilled file ended at {sent} of {available} bytes")
+                    raise OSError(f"the spilled file ended at {done} of {available} bytes")
                 index.feed(data)
                 out.write(data)
-                sent += len(data)
+                done += len(data)
                 del data
+                if sent is not None:
+                    sent(done)
                 if size is None:
                     available = os.fstat(fd).st_size
             if size is not None:
@@ -337,6 +365,11 @@ class _Stdin:
         return self.size
 
 
+def _say_sent(done: int) -> None:
+    with contextlib.suppress(OSError):  # agentout may have stopped listening: go on
+        print(f"sent {done}", flush=True)
+
+
 def main(argv: list[str]) -> int:
     url, name, fd = argv[0], argv[1], int(argv[2])
     address = parse_address(url)
@@ -344,7 +377,7 @@ def main(argv: list[str]) -> int:
         print(f"error {url}: not an object store", flush=True)
         return 2
     try:
-        send(RemoteStore(address), name, fd, _Stdin())
+        send(RemoteStore(address), name, fd, _Stdin(), _say_sent)
         answer, status = "ok", 0
     except EOFError:
         return 1

@@ -16,7 +16,8 @@ With an object store behind the local one, the file is sent there
 (``agentout.store.upload``): streamed while it is written by an uploader process, or, in
 a long-lived server, queued to the process's own uploader at the commit.
 ``deferred_uploads`` lets a command print its answer before it waits for the upload,
-and then waits ``AGENTOUT_STORE_GRACE`` seconds at most.
+and then waits while the store takes it: at most ``AGENTOUT_STORE_GRACE`` seconds of
+silence.
 """
 
 from __future__ import annotations
@@ -358,22 +359,20 @@ def deferred_uploads() -> Iterator[None]:
 
 
 def _wait_deferred() -> None:
-    """Wait for the deferred uploads, ``AGENTOUT_STORE_GRACE`` seconds in all at most;
-    past it, one line says the upload goes on in the background."""
+    """Wait for the deferred uploads while they make progress: once the store has taken
+    nothing for ``AGENTOUT_STORE_GRACE`` seconds, one line says the upload goes on in the
+    background, and the command ends."""
     if not _deferred:
         return
     with contextlib.suppress(OSError, ValueError):  # the answer first, even into a pipe
         sys.stdout.flush()
-    import time
-
     from agentout.store.timeouts import Timeouts
 
     timeouts = Timeouts.from_env()
-    until = time.monotonic() + timeouts.grace
     while _deferred:
         upload, root = _deferred.pop(0)
         try:
-            reason = upload.wait(until - time.monotonic())
+            reason = upload.wait(timeouts.grace)
         except TimeoutError:
             late = [upload.name] + [waiting.name for waiting, _ in _deferred]
             _deferred.clear()
@@ -384,14 +383,14 @@ def _wait_deferred() -> None:
 
 
 def say_late(address: object, names: list[str], grace: str, local: Path) -> None:
-    """One line on stderr: uploads not confirmed within the grace go on in the background."""
+    """One line on stderr: uploads the store stopped taking go on in the background."""
     if str(address) in _told:
         return
     _told.add(str(address))
     what = names[0] if len(names) == 1 else f"{names[0]} and {len(names) - 1} more"
     with contextlib.suppress(OSError):
         sys.stderr.write(
-            f"agentout: store {address} has not confirmed {what} within {grace}; "
+            f"agentout: store {address} took nothing of {what} for {grace}; "
             f"the upload goes on in the background, and the output is kept in {local}\n"
         )
 
