@@ -104,7 +104,7 @@ def record(
                 "raw_exact": raw_exact,
             }
         )
-    except (ValueError, OSError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         note(f"{exc}; this delivery is not counted")
         return False
     return pending.store(row)
