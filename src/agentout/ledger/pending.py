@@ -298,8 +298,7 @@ def _counted(payload: dict[str, Any], delivered: str) -> tuple[int | None, bool,
 
 def count_raw(data: bytes | str | Path | None, tokenizer: Any = None) -> tuple[int | None, bool]:
     """(tokens of the raw output, whether the count is exact): exact up to
-    ``RAW_EXACT_BYTES``; beyond, the exact count of that much scaled by size. A file is
-    read and counted a piece at a time (memory for a piece, not for 4 MiB of it)."""
+    ``RAW_EXACT_BYTES``; beyond, the exact count of that much scaled by size."""
     if data is None:
         return None, True
     from agentout.tokens import get_tokenizer
@@ -325,24 +324,25 @@ _PIECE = 256 << 10
 
 
 def _count_file(handle: Any, counter: Any) -> tuple[int, int]:
-    """(tokens, bytes read) of a file's first ``RAW_EXACT_BYTES``, counted in pieces
-    exactly as the whole would be (``Tokenizer.count_stream``)."""
+    """(tokens, bytes read) of a file's first ``RAW_EXACT_BYTES``, counted whole, as
+    ``count`` counts a text; read and decoded a piece at a time, so the bytes and the text
+    are never both held (4 MiB less at the end of a ``fit`` of a big file, which keeps
+    it under 100 MiB)."""
     import codecs
 
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pieces: list[str] = []
     read = 0
-
-    def pieces() -> Any:
-        nonlocal read
-        while read < RAW_EXACT_BYTES:
-            data = handle.read(min(_PIECE, RAW_EXACT_BYTES - read))
-            if not data:
-                break
-            read += len(data)
-            yield decoder.decode(data)
-        yield decoder.decode(b"", final=True)
-
-    return counter.count_stream(pieces()), read
+    while read < RAW_EXACT_BYTES:
+        data = handle.read(min(_PIECE, RAW_EXACT_BYTES - read))
+        if not data:
+            break
+        read += len(data)
+        pieces.append(decoder.decode(data))
+    pieces.append(decoder.decode(b"", final=True))
+    text = "".join(pieces)
+    del pieces
+    return counter.count(text), read
 
 
 def count_now(payload: dict[str, Any]) -> bool:

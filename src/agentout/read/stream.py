@@ -31,6 +31,10 @@ _TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels"
 
 _WS = re.compile(r"[ \t\n\r]*")
 _SPACE = " \t\n\r"
+# What is read is forgotten once it passes this much and half the buffer: each time, the
+# rest is copied, so less means more copying (a few copies of the input in all) and less
+# held (fit of a big file stays under 100 MiB).
+_KEEP_READ = 256 << 10
 _NUMBER_TAIL = re.compile(r"[0-9.eE+-]*")
 _NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)', re.DOTALL)
 
@@ -74,7 +78,7 @@ class Reader:
 
     def compact(self) -> None:
         """Forget what was read before ``pos`` once it is most of the buffer."""
-        if self.pos > (1 << 20) and self.pos * 2 > len(self.buf):
+        if self.pos > _KEEP_READ and self.pos * 2 > len(self.buf):
             self._drop()
 
     def _drop(self) -> None:
