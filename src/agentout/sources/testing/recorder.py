@@ -46,13 +46,14 @@ class _Discard(io.TextIOBase):
 
 class _Output:
     """The real terminal: pytest's writer if there is one (so pytester and capture
-    see it), else stdout as it was at configure time."""
+    see it), else stdout as it was at configure time. ``silence``: pytest's own report
+    goes nowhere (the agent report takes its place)."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, *, silence: bool = True) -> None:
         self.writer: Any = None
         self.stream: TextIO = sys.stdout
         reporter = config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None and hasattr(reporter, "_tw"):
+        if silence and reporter is not None and hasattr(reporter, "_tw"):
             from _pytest._io import TerminalWriter
 
             # The one private name we touch: every pytest and plugin writes through it.
@@ -176,7 +177,9 @@ class Recorder(_Describer):
         self.interrupted = False
         self.started = time.perf_counter()
         self.collected: dict[str, int] = {}
-        self.output = _Output(config)
+        # Handing the run over (``agentout test``, ``agentout run``), pytest prints its own
+        # report as it would: what a passing run said, which agentout gives when shorter.
+        self.output = _Output(config, silence=results is None)
         # The report is rendered by a process that loads the tokenizer and the rest while
         # the tests run (its native loader holds the GIL, so a thread here would stall the
         # tests as long); ``agentout test`` renders the run it is handed itself.

@@ -57,6 +57,9 @@ class TestRun:
     run: Run  # counts, failures, duration
     full: str | None  # the full report's path in the spill store (None: nothing to keep)
     results: bool  # whether the runner wrote results (False: the report says it did not)
+    # what the runner printed for a person (None where its stdout carried its results):
+    # what an agent would have read without agentout, up to _OUTPUT_CHARS from its end
+    printed: str | None = None
 
     @property
     def counts(self) -> Counts:
@@ -117,7 +120,8 @@ def run_tests(
         )
     finally:
         shutil.rmtree(private, ignore_errors=True)
-    return TestRun(text, status, runner.name, prepared.argv, run, full, results)
+    shown = None if prepared.results is None else printed[-_OUTPUT_CHARS:]
+    return TestRun(text, status, runner.name, prepared.argv, run, full, results, shown)
 
 
 def _execute(
