@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from mcp_support import call, make_server, texts
 
@@ -319,13 +319,27 @@ def _log(seed: int, size: int) -> list[str]:
 
 
 @PARITY
-@given(seed=st.integers(0, 2**32), size=st.integers(1, 3000), budget=Budget)
+@given(
+    seed=st.integers(0, 2**32),
+    size=st.integers(1, 3000),
+    budget=Budget,
+    threshold=st.sampled_from([8192, 30_000]),  # the server's default, run's default
+)
+@example(seed=0, size=294, budget=2320, threshold=8192)  # 8,194 bytes: over one, not the other
 def test_run_command_shows_what_run_prints(
-    here: Path, store: SpillStore, seed: int, size: int, budget: int
+    here: Path, store: SpillStore, seed: int, size: int, budget: int, threshold: int
 ) -> None:
     (here / "lines.txt").write_text("".join(line + "\n" for line in _log(seed, size)))
     command = ["cat", "lines.txt"]  # a program the server allows, on a file under its root
     server = make_server(here, store, allow="cat")
-    mcp = call(server, "run_command", command=command, max_tokens=budget)
-    printed = _cli("run", "--max-tokens", str(budget), "--", *command)
+    mcp = call(
+        server,
+        "run_command",
+        command=command,
+        max_tokens=budget,
+        inline_threshold_bytes=threshold,
+    )
+    printed = _cli(
+        "run", "--max-tokens", str(budget), "--inline-threshold", str(threshold), "--", *command
+    )
     assert texts(mcp) == printed
