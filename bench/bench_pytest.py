@@ -4,10 +4,19 @@
     AGENTOUT_BENCH_RUNS=9 python bench/bench_pytest.py  # more timing rounds (default 5)
     AGENTOUT_BENCH_SCALE=0.25 python bench/bench_pytest.py  # a quicker, smaller suite
 
-Suites: the bundled examples/failing_suite, CPython's own test_textwrap.py run against a
-copy of textwrap.py with three bugs injected (a real suite, offline), and more-itertools'
-own tests with three bugs injected (its source distribution, downloaded from PyPI with pip
-when the bench runs, never kept here; skipped, saying why, when pip cannot get it).
+Suites: the bundled examples/failing_suite; bench/heldout_suite, a lending library with
+ten bugs at ten sites written apart from the report's code; CPython's own test_textwrap.py
+run against a copy of textwrap.py with three bugs injected (a real suite, offline); and
+more-itertools' own tests with three bugs injected (its source distribution, downloaded
+from PyPI with pip when the bench runs, never kept here; skipped, saying why, when pip
+cannot get it). Then ``agentout test`` on jest-junit's XML (examples/junit/).
+
+Each report is set against the minimal report of its facts, written by hand in the same
+records format beside this file (bench/minimal/NAME.records: each failing test, line,
+error, origin and count once, and only the envelope's version field; the run's time and
+the full report's path filled in from the run), with a check that both read back to the
+same facts, and against the same facts with no syntax at all (values only).
+
 Counts are checked against pytest's own summary on generated suites. Every
 pytest run is a subprocess in a clean environment: no agent variables, COLUMNS=80 (what
 a pipe gets), CI unset (pytest would stop truncating its summary lines). Tokens are
@@ -35,12 +44,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from agentout.formats.records import parse  # noqa: E402
-from agentout.sources.testing.readback import failures_of, named_tests  # noqa: E402
+from agentout.sources.testing.readback import (  # noqa: E402
+    failures_of,
+    file_counts,
+    named_tests,
+)
 from agentout.sources.testing.settings import AGENT_ENV_VARS, FOCUS_MODES, SETTINGS  # noqa: E402
 from agentout.tokens import count  # noqa: E402
 
 BENCH = ROOT / "bench"
 BUNDLED = ROOT / "examples" / "failing_suite"
+HELD_OUT = BENCH / "heldout_suite"
+MINIMAL = BENCH / "minimal"
+JEST_JUNIT = ROOT / "examples" / "junit" / "jest-junit.xml"
 COMMON = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 PEERS = {
     "pytest (default)": (),
@@ -138,41 +154,67 @@ def _causes_complete(report: str) -> tuple[int, int]:
         if "error" in fields:
             causes += 1
             located = "origin" in fields or "L" in fields
-            # the error line names the type; its message or expected/got says what failed
-            said = ("expected" in fields and "got" in fields) or ": " in str(fields["error"])
+            # the error line names the type (a failed assert statement is its own), and its
+            # message or expected/got says what failed
+            error = str(fields["error"])
+            said = ("expected" in fields and "got" in fields) or (
+                error.startswith("assert ") or ": " in error
+            )
             complete += located and said
     return causes, complete
 
 
-def _bare(report: str) -> int:
-    """Tokens of a report's content with no syntax: the status counts, each file once, per
-    root cause its tests grouped by class (each with its line) and one line of its type
-    and 24-character windows of expected != got (or of its message), and the path of the
-    full report. A yardstick for how much of a report is
-    syntax; not a floor (shorter windows, for one, would cost less)."""
-    lines: list[str] = []
-    for kind, fields in parse(report):
-        if kind in "SF":
-            lines.append(" ".join(str(v) for v in fields.values()))
-        elif kind == "P":
-            lines.append(str(fields["file"]))
-        elif kind == "R":
-            line = f" L{fields['L']}" if "L" in fields else ""
-            names = []
-            if "test" in fields:
-                cases = fields.get("subtests") or []
-                names.append(f"{fields['test']}{line} {' '.join(map(str, cases))}".rstrip())
-            also = str(fields.get("also", ""))
-            lines.append(", ".join([*names, *([also] if also else [])]))
-            if "error" in fields:
-                kind, _, message = str(fields["error"]).partition(": ")
-                said = (
-                    f"{str(fields['expected'])[:24]} != {str(fields['got'])[:24]}"
-                    if "expected" in fields
-                    else message[:24]
-                )
-                lines.append(f"{kind} {said}")
+def _bare(text: str) -> int:
+    """Tokens of a report's values alone: no kind letters, no keys, no quotes or escapes,
+    each line its values joined by spaces. The floor of what any syntax could cost; not
+    a report an agent or a program could read back."""
+    lines = [
+        " ".join(" ".join(map(str, v)) if isinstance(v, list) else str(v) for v in fields.values())
+        for _, fields in parse(text)
+    ]
     return count("\n".join(lines))
+
+
+def _minimal(name: str, report: str) -> str:
+    """The minimal report of ``report``'s facts, written by hand (bench/minimal/NAME.records),
+    with the two values that change from run to run taken from ``report``: its time and the
+    path of its full report."""
+    rows = parse(report)
+    status = next(fields for kind, fields in rows if kind == "S")
+    full = next((fields.get("full", "") for kind, fields in rows if kind == "F"), "")
+    text = (MINIMAL / f"{name}.records").read_text(encoding="utf-8")
+    return text.replace("<time>", str(status.get("time", ""))).replace("<full>", str(full))
+
+
+def _facts(text: str) -> tuple[dict[str, Any], set[tuple[Any, ...]]]:
+    """What a report says, read back: its status counts, and per record the file, the tests
+    it names, the line, the cause it shares, the phase, the error and the origin."""
+    rows = parse(text)
+    status = next(fields for kind, fields in rows if kind == "S")
+    counts = {k: v for k, v in status.items() if k != "time"}
+    keys = ("L", "cause", "when", "error", "origin")
+    records = {
+        (row.get("file"), tuple(named_tests(row)), *(str(row.get(k)) for k in keys))
+        for row in failures_of(text)
+    }
+    return counts, records
+
+
+def _against_minimal(name: str, report: str) -> list[str]:
+    """The report's tokens against the minimal report of its facts (bench/minimal/)."""
+    minimal = _minimal(name, report)
+    ours, least, floor = count(report), count(minimal), _bare(minimal)
+    same = _facts(report) == _facts(minimal)
+    ratio = ours / least
+    return [
+        f"- against a minimal report of the same facts, written by hand in the same format "
+        f"(`bench/minimal/{name}.records`: each fact once, the envelope `H agentout=1`): "
+        f"{least:,} tokens; the report is **{ratio:.2f} x** it (target <= 1.1: "
+        f"{'meets' if ratio <= 1.1 else 'misses'} it); the two name the same failures, "
+        f"lines, errors and origins and the same counts: {'yes' if same else '**no**'}",
+        f"- the same facts with no syntax at all (values only, `_bare`): {floor:,} tokens; "
+        f"the report is {ours / floor:.2f} x that",
+    ]
 
 
 def _token_table(
@@ -182,6 +224,7 @@ def _token_table(
     focuses: Sequence[str] = FOCUS_MODES,
     bugs: int | None = None,
     args: Sequence[str] = (),
+    minimal: str | None = None,
 ) -> list[str]:
     env = _env(spill)
     rows: list[tuple[str, int]] = []
@@ -221,10 +264,7 @@ def _token_table(
             if bugs
             else ""
         ),
-        f"- the same content with no syntax at all (`_bare`: status counts, files, tests "
-        f"grouped by class with their lines, per cause its type and 24-character expected "
-        f"!= got, the full report's path): {_bare(report):,} tokens, "
-        f"{_bare(report) / rf:.0%} of `-q --tb=no -rf`",
+        *(_against_minimal(minimal, report) if minimal else []),
         "",
     ]
     return lines
@@ -284,6 +324,28 @@ def _more_itertools_suite(tmp: Path) -> tuple[Path | None, str]:
     return suite, ""
 
 
+def _jest_junit(spill: Path) -> list[str]:
+    """``agentout test`` on jest-junit's XML (examples/junit/jest-junit.xml), against the
+    minimal report of its facts and the issue's bound of 256 tokens."""
+    done = subprocess.run(
+        [sys.executable, "-m", "agentout", "test", str(JEST_JUNIT)],
+        env=_env(spill),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    report = done.stdout
+    tokens = count(report)
+    return [
+        "#### JUnit XML from jest (examples/junit/jest-junit.xml, `agentout test FILE`)",
+        "",
+        f"- report: {tokens:,} tokens (bound 256: {'meets' if tokens <= 256 else 'misses'} it); "
+        f"the XML itself: {count(JEST_JUNIT.read_text(encoding='utf-8')):,} tokens",
+        *_against_minimal("jest_junit", report),
+        "",
+    ]
+
+
 # -- counts against pytest's own summary -------------------------------------------------
 
 
@@ -304,8 +366,8 @@ def _counts_check(tmp: Path, spill: Path, suites: int) -> list[str]:
             (folder / f"{name}.py").write_text(text, encoding="utf-8")
         args = ("--continue-on-collection-errors",) if seed % 2 else ()
         own = pytest_summary(_pytest(folder, ("-q", "--tb=no", *args), env)[0])
-        records = parse(_pytest(folder, ("--agent", *args), env)[0])
-        status = next(f for k, f in records if k == "S")
+        report = _pytest(folder, ("--agent", *args), env)[0]
+        status = next(f for k, f in parse(report) if k == "S")
         said = {
             k: v
             for k, v in status.items()
@@ -313,13 +375,15 @@ def _counts_check(tmp: Path, spill: Path, suites: int) -> list[str]:
         }
         if "subtests_failed" not in own and said.get("subtests_failed"):
             said["failed"] = said.get("failed", 0) + said.pop("subtests_failed")
-        files = [f for k, f in records if k == "P"]
-        sums_agree = all(
-            sum(int(p.get(key, 0)) for p in files) == int(status.get(key, 0))
+        files = file_counts(report).values()  # a P line's counts, said or its records'
+        sums = {
+            key: (sum(p.get(key, 0) for p in files), int(status.get(key, 0)))
             for key in ("failed", "subtests_failed", "errors")
-        )
-        if said != own or not sums_agree:
+        }
+        if said != own:
             mismatches.append(f"seed {seed}: pytest {own}, report {said}")
+        if any(p != s for p, s in sums.values()):
+            mismatches.append(f"seed {seed}: P lines (sum, S line) {sums}")
     return [
         "#### Counts against pytest's own summary",
         "",
@@ -554,7 +618,18 @@ def main() -> str:
         ]
         work = tmp / "failing_suite"
         shutil.copytree(BUNDLED, work, ignore=shutil.ignore_patterns("__pycache__"))
-        lines += _token_table("examples/failing_suite (bundled)", work, spill)
+        lines += _token_table(
+            "examples/failing_suite (bundled)", work, spill, minimal="failing_suite"
+        )
+        held_out = tmp / "heldout_suite"
+        shutil.copytree(HELD_OUT, held_out, ignore=shutil.ignore_patterns("__pycache__"))
+        lines += _token_table(
+            "bench/heldout_suite (held out: 10 failures at 10 sites)",
+            held_out,
+            spill,
+            bugs=10,
+            minimal="heldout_suite",
+        )
         textwrap_suite = _textwrap_suite(tmp)
         if textwrap_suite is None:
             lines += ["CPython's test_textwrap.py is not installed here: skipped.", ""]
@@ -563,6 +638,7 @@ def main() -> str:
                 "CPython's test_textwrap.py, 3 bugs injected into textwrap.py",
                 textwrap_suite,
                 spill,
+                minimal="textwrap",
             )
         more, why = _more_itertools_suite(tmp)
         if more is None:
@@ -576,7 +652,9 @@ def main() -> str:
                 focuses=("failures",),
                 bugs=len(MORE_ITERTOOLS_BUGS),
                 args=("tests",),
+                minimal="more_itertools",
             )
+        lines += _jest_junit(spill)
         lines += _counts_check(tmp, spill, int(os.environ.get("AGENTOUT_BENCH_SUITES", "20")))
         lines += _overhead(tmp, spill, scale, rounds)
         lines += _fixed_costs(rounds)

@@ -8,9 +8,11 @@ detect-secrets scanning line by line with the same plugins agentout reads its ru
 (``analyze_string`` of each, as its own scanner calls them). "Lines hit" is how many
 lines per MB the one RE2 pass sends to the exact rules (Python): the rest costs no
 Python at all. A second table does the same on secret-dense text (``env`` output with
-planted tokens, 3 lines in 8 holding one), a third times what a process pays to redact a
-small command's output (fresh processes, side by side with ``python -c pass``), and a
-fourth what redacting a page costs ``agentout show`` on a large stored file.
+planted tokens, 3 lines in 8 holding one), a third on coloured output (``git log -p`` and
+``grep`` with colour forced), which is read as a reader sees it; a fourth times what a
+process pays to redact a small command's output (fresh processes, side by side with
+``python -c pass``), and a fifth what redacting a page costs ``agentout show`` on a large
+stored file.
 """
 
 from __future__ import annotations
@@ -48,6 +50,26 @@ def log_text(size: int) -> bytes:
     return (unit * (size // max(len(unit), 1) + 1))[:size]
 
 
+def coloured_text(size: int) -> bytes:
+    """Output as a terminal gets it when colour is forced: this repository's
+    ``git -c color.ui=always log -p`` and ``grep --color=always -rn`` over its sources
+    (every line holds escape sequences, many split words), repeated to ``size`` bytes."""
+    git = subprocess.run(
+        ["git", "-c", "color.ui=always", "log", "-p", "-n", "300"],
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+    ).stdout
+    grep = subprocess.run(
+        ["grep", "--color=always", "-rn", "-e", "def", "-e", "token", "src"],
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+    ).stdout
+    unit = git + grep
+    return (unit * (size // max(len(unit), 1) + 1))[:size]
+
+
 def env_text(size: int, seed: int = 3) -> tuple[bytes, dict[str, str]]:
     """``env``-like output, three lines in eight holding a planted secret."""
     rng = random.Random(seed)
@@ -79,8 +101,13 @@ def _stream(redactor: Any, data: bytes) -> int:
 
 
 def lines_hit(redactor: Any, data: bytes) -> int:
-    """How many lines the RE2 pass sends to the exact rules."""
-    search = redactor.scanner._search
+    """How many lines the RE2 pass sends to the exact rules (it runs over the text as a
+    reader sees it: escape sequences and invisible characters taken out)."""
+    from agentout.redact._visible import Seen
+
+    scanner = redactor.scanner
+    search = scanner._search
+    data = Seen(data, scanner._dirty).text
     pos = hits = 0
     while (hit := search(data, pos)) is not None:
         hits += 1
@@ -303,6 +330,8 @@ def main() -> str:
     rows, agentout_mbs, speedup = _throughput(logs, plain, n)
     dense, env = env_text(size // 4)
     dense_rows, _, dense_speedup = _throughput(dense, Redactor.from_environ(env), n)
+    coloured = coloured_text(size // 4)
+    coloured_rows, coloured_mbs, coloured_speedup = _throughput(coloured, plain, n)
     headers = ["scan", "input", "median CPU time", "MB/s", "against the count", "lines hit/MB"]
     ok = agentout_mbs >= TARGET_MB_S
     with tempfile.TemporaryDirectory(prefix="agentout-bench-redact-") as tmp:
@@ -323,6 +352,14 @@ def main() -> str:
         f"in Python; agentout is {ratio(dense_speedup)} faster than detect-secrets):",
         "",
         table(headers, dense_rows),
+        "",
+        "**Coloured output** (`git -c color.ui=always log -p`, `grep --color=always`: every "
+        "line holds escape sequences, so from the first of them a chunk is read as a reader "
+        "sees it, escapes taken out in one substitution, and the pass runs over that text; "
+        f"{coloured_mbs:,.0f} MB/s, {ratio(coloured_speedup)} faster than detect-secrets, "
+        "which finds no token split by colour at all):",
+        "",
+        table(headers, coloured_rows),
         "",
         *startup,
         "",

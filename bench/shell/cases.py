@@ -241,6 +241,14 @@ EXTRA = (
         env=_PYTEST_ENV,
     ),
     _case(
+        "pytest-collect",
+        "tests",
+        "repo",
+        ("python", "-m", "pytest", "--collect-only", "-q", "tests/formats"),
+        f.PYTEST_COLLECT,
+        env=_PYTEST_ENV,
+    ),
+    _case(
         "pytest-color",
         "tests",
         "repo",

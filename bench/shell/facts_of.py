@@ -96,16 +96,25 @@ RG_JSON = grab(
 
 FRAME = ("frame", r'^\s*File "(.+?)", line (\d+)')
 EXCEPTION = ("exception", r"^(\w+(?:\.\w+)*(?:Error|Exception|Warning)): (.+?)\s*$")
+# A failed assert statement is the statement (``assert 2 == 3``), which says that an
+# AssertionError was raised: pytest itself leaves out "AssertionError: " before it (unless
+# the message holds a quote), so the fact is the statement, and the location of a failed
+# assertion is its file and line.
+PYTEST_ERRORS = (
+    ("location", r"^([\w/.-]+\.py):(\d+): AssertionError$"),
+    ("location", r"^([\w/.-]+\.py):(\d+): (?!AssertionError$)(\w+)$"),
+    ("error", r"^E +AssertionError: (assert .*?)\s*$"),
+    ("error", r"^E +(?!AssertionError: assert )(\w+(?:\.\w+)*(?:Error|Exception|Exit)\b.*?)\s*$"),
+)
 PYTEST = grab(
     ("failed", r"^(?:FAILED|ERROR) ([^:\s]+)::(\S+)"),
-    ("location", r"^([\w/.-]+\.py):(\d+): (\w+)$"),
-    ("error", r"^E +(\w+(?:\.\w+)*(?:Error|Exception|Exit)\b.*?)\s*$"),
+    *PYTEST_ERRORS,
     ("summary", r"^=+ (\d+) failed(?:, (\d+) passed)?"),
 )
+PYTEST_COLLECT = grab(("test", r"^([^:\s]+)::(\S.*?)\s*$"))  # every id, file and name
 PYTEST_QUIET = grab(
     ("failed", r"^(?:FAILED|ERROR) ([^:\s]+)::(\S+)"),
-    ("location", r"^([\w/.-]+\.py):(\d+): (\w+)$"),
-    ("error", r"^E +(\w+(?:\.\w+)*(?:Error|Exception|Exit)\b.*?)\s*$"),
+    *PYTEST_ERRORS,
     ("summary", r"^(\d+) failed(?:, (\d+) passed)?"),
 )
 RUST_ERROR = ("error", r"^(error(?:\[E\d+\])?): (.+)\n\s*--> (\S+?):(\d+):(\d+)$")

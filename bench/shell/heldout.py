@@ -110,3 +110,44 @@ def prepare(root: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return place
+
+
+# -- everyday commands that succeed with large output (issue 27's held-out signal set) ------
+
+SIGNAL_LOG_LINES = 20_000
+_GREP = "if not"  # 479 matches in this project's sources, give or take
+_GREP_MATCH = f.grab(("match", r"^([^:\n]+):(\d+):"))
+_LOG_P = f.grab(f.COMMIT, f.SUBJECT, f.DIFF_FILE)
+_PIP_LIST = f.grab(("package", r"^([A-Za-z0-9][\w.-]*)\s+\d\S*\s*$"))
+_HEADINGS = f.grab(("heading", r"^#+ (\S.*?)\s*$"))
+
+SIGNAL: tuple[Case, ...] = (
+    _case("cat-source", "files", "repo", "cat src/agentout/redact/_scan.py", DEFS),
+    _case("git-log-patch", "git", "repo", "git log -p -n 5", _LOG_P),
+    _case("grep-many", "search", "repo", ("grep", "-rn", _GREP, "src/agentout"), _GREP_MATCH),
+    _case(
+        "pytest-collect",
+        "tests",
+        "repo",
+        (
+            "python",
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/formats",
+            "tests/sources",
+        ),
+        f.PYTEST_COLLECT,
+        env=(("PYTHONPATH", "src"),),
+    ),
+    _case("big-log", "logs", "logs", "cat signal.log", f.APP_LOG),
+    _case("find-py", "files", "repo", "find src -name '*.py'", f.FIND),
+    _case("ls-la-read", "files", "repo", "ls -la src/agentout/read", f.LS_LONG),
+    _case("git-show", "git", "repo", "git show HEAD~1", f.GIT_SHOW),
+    _case("git-diff-stat", "git", "repo", "git diff --stat HEAD~4", f.GIT_DIFF_STAT),
+    _case("pip-list", "generic", "repo", "python -m pip list", _PIP_LIST),
+    _case("cat-readme", "files", "repo", "cat README.md", _HEADINGS),
+)

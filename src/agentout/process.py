@@ -3,7 +3,10 @@
 One module for ``agentout run``, ``run --timeout``, ``agentout test -- CMD`` and the MCP
 tools. A child runs in a new process group, so everything it starts can be ended
 together: a SIGINT, SIGTERM or SIGHUP sent to agentout goes to the whole group, a second
-one (or a grace period) ends the group with SIGKILL. A timeout or a cancel ends the
+one (or a grace period) ends the group with SIGKILL. A child killed by a signal is
+reported as a shell reports it (128+N) even when agentout was started with SIGCHLD
+ignored (``keep_child_status``: the kernel would otherwise reap the child, and its status
+read as 0). A timeout or a cancel ends the
 group the same way. ``end_all`` ends every group still running, for a server that is
 told to stop.
 
@@ -37,6 +40,7 @@ __all__ = [
     "Child",
     "CommandOutcome",
     "end_all",
+    "keep_child_status",
     "run",
     "shell_argv",
 ]
@@ -189,6 +193,7 @@ def start(
     args = tuple(argv)
     if not args:
         raise ValueError("no command given; usage: agentout run -- CMD ARGS...")
+    keep_child_status()
     terminal = _foreground_terminal() if stdin is None else None
     try:
         process = subprocess.Popen(
@@ -212,6 +217,18 @@ def start(
 
         fcntl.fcntl(process.stdout.fileno(), _F_SETPIPE_SZ, _PIPE_BYTES)
     return Child(process, args)
+
+
+def keep_child_status() -> None:
+    """Make sure the exit status of a child can be read: a SIGCHLD that the process
+    inherited as ignored (some launchers set it) has every child reaped by the kernel, and
+    ``wait`` then says 0 for a child killed by SIGTERM. Restored to the default (in the
+    main thread, where handlers can be set; a server calls this when it starts)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    with contextlib.suppress(ValueError, OSError, AttributeError):
+        if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
 
 
 def _foreground_terminal() -> int | None:

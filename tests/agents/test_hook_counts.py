@@ -44,17 +44,26 @@ def test_gain_totals_are_the_sum_of_exact_counts(tmp_path: Path, reference_tikto
         marker = re.search(r"\[secret: [^\]]+\]", text)  # the raw as stored: secret hidden
         raw_total += len(encoding.encode(output.replace(TOKEN, marker.group() if marker else "")))
         delivered_total += len(encoding.encode(text))
-    # agentout run, as the PreToolUse rewrite runs it: cut, and whole
-    for argv in (["seq", "1", "6000"], ["echo", "hello"]):
+    # agentout run, as the PreToolUse rewrite runs it: cut, whole, and a complete reduced
+    # form that stores nothing (grep's matches grouped by file)
+    source = tmp_path / "src"
+    source.mkdir()
+    for i in range(3):
+        text = "".join(f"needle number {j} in a line of module {i}\n" for j in range(20))
+        (source / f"module_{i}.py").write_text(text)
+    grep = ["grep", "-rn", "needle", str(source)]
+    for argv in (["seq", "1", "9000"], ["echo", "hello"], grep):
         done = subprocess.run([*AGENTOUT, "run", "--", *argv], capture_output=True, text=True,
                               env=env, check=True)  # fmt: skip
         raw = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+        if argv is grep:
+            assert "[agentout" not in done.stdout  # reduced, complete: nothing stored
         raw_total += len(encoding.encode(raw))
         delivered_total += len(encoding.encode(done.stdout))
     runner = CliRunner(env={k: v for k, v in env.items() if k.startswith("AGENTOUT")})
     report = json.loads(runner.invoke(cli, ["gain", "--format", "json"]).output)
     total = report["total"]
-    assert total["deliveries"] == 4
+    assert total["deliveries"] == 5
     assert (total["raw_unknown"], total["raw_estimated"]) == (0, 0)
     assert total["delivered_tokens"] == delivered_total
     assert total["raw_tokens"] == raw_total

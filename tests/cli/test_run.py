@@ -417,3 +417,13 @@ def test_any_output_within_budget_whole_lines_exact_count_same_bytes(
     if "ref" in fields:
         store = SpillStore(Path(os.environ["AGENTOUT_SPILL_DIR"]))
         assert (store.root / store.find_id(fields["ref"])).read_bytes() == data
+
+
+def test_a_passing_test_run_prints_no_more_than_the_runner_did(tmp_path: Path) -> None:
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
+    argv = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)]
+    plain = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=tmp_path)
+    result = run("--", *argv)
+    assert result.exit_code == 0
+    assert count(result.stdout) <= count(plain.stdout)
+    assert "1 passed" in result.stdout

@@ -276,3 +276,37 @@ def test_run_records_after_it_answered_without_waiting_for_a_tokenizer(tmp_path:
     assert found[0].delivered_tokens == count("1\n2\n3\n")
     assert found[0].raw_tokens == found[0].delivered_tokens
     assert found[0].command == "seq 3"
+
+
+def test_the_html_labels_never_overlap() -> None:
+    """Per-command labels as long as commands get: each slants from under its bars, and
+    two neighbours are parallel lines further apart than the text is tall."""
+    import itertools
+    import math
+    import xml.etree.ElementTree as ElementTree
+
+    rows = [
+        ledger.Row(1_700_000_000.0 + i, "/p", "run", f"npm run build:production-{i}", 900, 90,
+                   None, None, None, 0, 0, True)
+        for i in range(10)
+    ]  # fmt: skip
+    page = Report.of(rows).as_html()
+    charts = re.findall(r"<svg .*?</svg>", page)
+    assert len(charts) == 2
+    for chart in charts:
+        texts = ElementTree.fromstring(chart).findall("text")
+        assert texts
+        anchors = []
+        for text in texts:
+            angle, x, y = map(float, re.fullmatch(
+                r"rotate\((\S+) (\S+) (\S+)\)", text.attrib["transform"]).groups()
+            )  # fmt: skip
+            assert (x, y) == (float(text.attrib["x"]), float(text.attrib["y"]))
+            assert len(text.text or "") <= 24
+            anchors.append((x, angle))
+        for (left, angle), (right, _) in itertools.pairwise(anchors):
+            apart = (right - left) * math.sin(math.radians(angle))
+            assert apart >= 3 * 11, apart  # 11 px text: room for three lines between
+        width = float(ElementTree.fromstring(chart).attrib["width"])
+        longest = max(len(t.text or "") for t in texts) * 11 * 0.6  # px, a generous glyph
+        assert anchors[-1][0] + longest * math.cos(math.radians(anchors[-1][1])) <= width

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -127,7 +128,7 @@ def test_a_stored_raw_output_starts_no_counting_process(
     # An agent runs hundreds of commands: each whose output was stored started a Python
     # process that loaded a tokenizer. The stored file is counted with the rest, later.
     started: list[int] = []
-    monkeypatch.setattr(ledger, "_start_recorder", lambda: started.append(1))
+    monkeypatch.setattr("agentout.ledger.pending.start_recorder", lambda: started.append(1))
     monkeypatch.setattr(ledger, "_CHEAP", -1)  # as in a run: not counted in this process
     stored = tmp_path / "run-0123456789abcdef.txt"
     stored.write_text("raw line\n" * 500)
@@ -199,3 +200,194 @@ def test_clean_goes_on_over_a_broken_pending_file(db: Path, tmp_path: Path) -> N
     assert "Traceback" not in cleaned.stderr
     assert cleaned.stdout.startswith("0 files, freed 0 bytes")
     assert _in_database(db) == []  # lines cut short or not ours: not counted
+
+
+# -- faults: a busy database, a cut line, rows that are not deliveries, the recorder's log ----
+
+
+def _hold(path: Path) -> sqlite3.Connection:
+    """Another process's write lock on the database, until the connection is closed."""
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    return holder
+
+
+def test_a_busy_database_keeps_the_pending_rows_for_the_next_count(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The audit's case: folding while another process held the lock dropped every
+    pending delivery (5 of 5) and still removed the file."""
+    for i in range(5):
+        _deliver(db, {"command": f"c{i}", "delivered": f"delivery {i}\n"})
+    assert ledger.record(tool="run", command="first", delivered_tokens=1)  # the database
+    holder = _hold(db)
+    try:
+        assert ledger.count_pending() == 0
+    finally:
+        holder.close()
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1
+    assert said[0] == (
+        f"agentout: ledger: {db} is busy (locked past 2 s); 5 deliveries wait for the next count"
+    )
+    assert [row.command for row in _in_database(db)] == ["first"]
+    assert ledger.count_pending() == 5
+    assert sorted(row.command for row in _in_database(db)) == [
+        "c0",
+        "c1",
+        "c2",
+        "c3",
+        "c4",
+        "first",
+    ]
+    assert not list(db.parent.glob("ledger-pending.jsonl*"))
+
+
+def test_a_row_for_a_busy_database_waits_and_is_counted_once(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert ledger.record(tool="run", command="before", delivered_tokens=1)
+    holder = _hold(db)
+    try:
+        assert ledger.record(tool="run", command="during", delivered_tokens=7, raw_tokens=9)
+    finally:
+        holder.close()
+    assert "this delivery waits in ledger-pending.jsonl" in capsys.readouterr().err
+    rows = {row.command: row for row in ledger.rows()}
+    assert set(rows) == {"before", "during"}
+    assert (rows["during"].delivered_tokens, rows["during"].raw_tokens) == (7, 9)
+    assert len(list(ledger.rows())) == 2
+
+
+def test_a_file_already_stored_is_not_stored_twice(db: Path) -> None:
+    """A counter that died between its commit and removing its file: the next one
+    removes the file and stores nothing again."""
+    from agentout.ledger import database
+
+    _deliver(db, {"command": "once", "delivered": "x\n"})
+    taken = ledger.pending_path().with_name("ledger-pending.jsonl.1.1")
+    ledger.pending_path().rename(taken)
+    (row,) = pending_rows(taken)
+    assert database.insert([row], batch=taken.name)
+    assert ledger.count_pending() == 0
+    assert not taken.exists()
+    assert [row.command for row in _in_database(db)] == ["once"]
+
+
+def pending_rows(path: Path) -> list[ledger.Row]:
+    from agentout.ledger.pending import _rows
+
+    rows, bad = _rows(path.read_bytes().split(b"\n")[:-1], path.name)
+    assert bad == []
+    return rows
+
+
+def test_lines_that_are_not_deliveries_are_dropped_and_named(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = {"tool": "run", "command": "ok", "time": 1_700_000_000.0, "delivered": "x",
+            "project": "/p"}  # fmt: skip
+    bad = [
+        {**good, "time": "yesterday"},
+        {**good, "time": 1e300},
+        {**good, "duration": -1},
+        {**good, "exit_status": 1.5},
+        {**good, "raw_bytes": "big"},
+        {"row": {**good, "delivered_tokens": 2**60}},
+    ]
+    db.parent.mkdir(mode=0o700)
+    with ledger.pending_path().open("w") as stream:
+        for line in [good, *bad, good]:
+            stream.write(json.dumps(line) + "\n")
+    assert ledger.count_pending() == 2
+    said = capsys.readouterr().err.splitlines()
+    assert said == [
+        "agentout: ledger: 6 pending lines that are not deliveries were dropped (the first: "
+        f"{ledger.pending_path().name}.{os.getpid()}" + said[0].split(f"{os.getpid()}", 1)[1]
+    ]
+    assert ":2: time: expected seconds from 0 to 7258118400, got 'yesterday')" in said[0]
+    assert [row.command for row in _in_database(db)] == ["ok", "ok"]
+
+
+def test_a_cut_last_line_waits_and_never_joins_the_next(db: Path) -> None:
+    """A write cut short (a full disk) leaves a line without its end: the count keeps it
+    for later, and the next delivery starts a line of its own."""
+    _deliver(db, {"command": "first", "delivered": "a\n"})
+    with ledger.pending_path().open("ab") as stream:
+        stream.write(b'{"tool": "run", "command": "cut", "del')
+    assert ledger.count_pending() == 1
+    assert ledger.pending_path().read_bytes() == b'{"tool": "run", "command": "cut", "del'
+    _deliver(db, {"command": "next", "delivered": "b\n"})
+    lines = ledger.pending_path().read_bytes().split(b"\n")
+    assert lines[0] == b'{"tool": "run", "command": "cut", "del'
+    assert json.loads(lines[1])["command"] == "next"
+    assert ledger.count_pending() == 1
+    assert sorted(row.command for row in _in_database(db)) == ["first", "next"]
+
+
+def test_rows_an_older_version_stored_badly_are_left_out_of_gain(db: Path) -> None:
+    assert ledger.record(tool="run", command="good", delivered_tokens=3, raw_tokens=5)
+    connection = sqlite3.connect(db)
+    for when in ("'yesterday'", "1e300"):
+        connection.execute(
+            "INSERT INTO deliveries (time, project, tool, command, delivered_tokens) "
+            f"VALUES ({when}, '/p', 'run', 'bad', 1)"
+        )
+    connection.commit()
+    connection.close()
+    for fmt in ("text", "json", "csv"):
+        done = subprocess.run(
+            [sys.executable, "-m", "agentout", "gain", "--format", fmt],
+            env={**os.environ, ledger.ENV_DB: str(db)}, capture_output=True, text=True,
+            timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr
+        assert "2 rows that are not deliveries left out" in done.stderr
+    assert [row.command for row in ledger.rows()] == ["good"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "csv", "export"])
+def test_gain_over_a_corrupt_database_moves_it_aside_and_counts_what_waits(
+    db: Path, tmp_path: Path, fmt: str
+) -> None:
+    _deliver(db, {"command": "waiting", "delivered": "w\n"})
+    db.write_bytes(b"this is not a database" * 100)
+    args = ["--export", str(tmp_path / "rows.jsonl")] if fmt == "export" else ["--format", fmt]
+    done = subprocess.run(
+        [sys.executable, "-m", "agentout", "gain", *args],
+        env={**os.environ, ledger.ENV_DB: str(db)}, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (said,) = done.stderr.splitlines()
+    assert said.startswith(f"agentout: ledger: {db} is corrupt (file is not a database); moved")
+    assert "waiting" in (done.stdout if fmt != "export" else (tmp_path / "rows.jsonl").read_text())
+    (aside,) = db.parent.glob("ledger.sqlite3.corrupt-*")
+    assert aside.read_bytes() == b"this is not a database" * 100
+
+
+def test_the_recorders_problems_go_to_its_log_and_gain_tells_them_once(db: Path) -> None:
+    env = {**os.environ, ledger.ENV_DB: str(db)}
+    env.pop(ledger.ENV_SYNC, None)
+    db.parent.mkdir(mode=0o700)
+    ledger.pending_path().write_text('{"tool": "run", "time": "yesterday"}\n')
+    from agentout.ledger.pending import start_recorder
+
+    start_recorder()
+    log = db.with_name("ledger-recorder.log")
+    deadline = time.monotonic() + 60
+    while ledger.pending_path().exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    while "dropped" not in (log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert oct(log.stat().st_mode & 0o777) == "0o600"
+    gain = [sys.executable, "-m", "agentout", "gain"]
+    first = subprocess.run(gain, env=env, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0
+    assert first.stderr.startswith(
+        f"agentout: ledger: the background recorder wrote a line to {log}.seen since this "
+        "was last shown; the last: a pending line that is not a delivery was dropped"
+    ), first.stderr
+    again = subprocess.run(gain, env=env, capture_output=True, text=True, timeout=120)
+    assert again.stderr == ""

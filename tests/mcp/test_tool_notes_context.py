@@ -46,14 +46,14 @@ def test_the_inline_threshold_is_per_call_with_the_environment_as_default(
     server = make_server(project, store)
     arguments = {"directory": "vault", "notes": ["budgets"], "max_tokens": 4000}
     inline = call(server, "notes_context", **arguments)
-    assert header(inline)["delivery"] == "inline"
+    assert "ref" not in header(inline)  # the page as `agentout notes context` prints it
     assert links(inline) == []
     spilled = call(server, "notes_context", inline_threshold_bytes=64, **arguments)
-    assert header(spilled)["delivery"] == "file"
-    (uri,) = links(spilled)
-    full = (store.root / uri.removeprefix("agentout://spill/")).read_text()
+    name = header(spilled)["ref"]  # the same page, naming the complete one it kept
+    assert links(spilled) == [f"agentout://spill/{name}"]
+    full = (store.root / name).read_text()
     assert "id=budgets" in full
     monkeypatch.setenv("AGENTOUT_INLINE_THRESHOLD", "64")
-    assert header(call(server, "notes_context", **arguments))["delivery"] == "file"
+    assert "ref" in header(call(server, "notes_context", **arguments))
     wide = call(server, "notes_context", inline_threshold_bytes=10**6, **arguments)
-    assert header(wide)["delivery"] == "inline"
+    assert "ref" not in header(wide)

@@ -118,7 +118,16 @@ def test_query_records_names_the_kept_set_by_its_id(project: Path, store: SpillS
         server, "query_records", paths=["events.jsonl"], where=["level=error"], max_tokens=300
     )
     ident = header(result)["ref"]
-    (uri,) = links(result)
+    uri = result.meta["agentout"]["spilled"][0]["uri"]
     assert uri == f"agentout://spill/records-{ident}.jsonl"
-    # the CLI's `agentout show` does not see the server's store: no command that points there
-    assert "agentout show" not in texts(result)
+    assert links(result) in ([], [uri])  # the link, where the budget leaves it room
+    # the last line pages on as `agentout records` says it, which reads as read_output's
+    # arguments: ref=ID records=N:
+    (_, summary) = parse(texts(result))[-1]
+    assert summary["more"] == f"agentout show {ident} --records 4:"
+    page = call(server, "read_output", ref=ident, records="4:5")
+    rows = [fields for kind, fields in parse(texts(page)) if kind == "R"]
+    assert [row["id"] for row in rows] == [21, 28]  # the 4th and 5th of 0, 7, 14, ...
+    mixed = call(server, "read_output", ref=ident, records="4:", lines="1:2")
+    assert mixed.is_error
+    assert "use one or the other" in texts(mixed)

@@ -1,5 +1,6 @@
 """The one vocabulary of trouble, on a recorded sample of every common log format, and the
-errors it finds kept by every path that shows text: ``fit``, ``run`` and the MCP hook."""
+errors it finds kept by every path that shows text: ``fit``, ``run`` and both Claude Code
+hooks (PostToolUse on a Bash result, and on an MCP tool's text)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentout.agents.claude_bash import decide
 from agentout.mcp.fit import Limits, fit_text
 from agentout.read.trouble import MAX_LINE_BYTES, Scan, classify, clean
 from agentout.sources.command import run
@@ -61,6 +63,23 @@ def _kept(error: str, shown: str) -> bool:
     return False
 
 
+def _bash_hook(command: str, output: str) -> str:
+    """What the model reads of a Bash result once the PostToolUse hook has answered, the
+    budget set in the hook's own config table."""
+    payload = {
+        "session_id": "trouble",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_response": {"stdout": output, "stderr": "", "interrupted": False},
+        "tool_use_id": "toolu_trouble",
+    }
+    config = {"shell": {"dedupe": False, "max_tokens": BUDGET}}
+    reply = decide(payload, config=config, environ={}, agentout=["agentout"], record=False)
+    assert reply is not None
+    return str(reply["hookSpecificOutput"]["updatedToolOutput"]["stdout"])
+
+
 def _noisy(name: str, noise: int, seed: int) -> tuple[str, list[str]]:
     """The sample's plain lines repeated ``noise`` times over, its error lines (with the
     detail under them) planted at random places: the log, and the error lines."""
@@ -95,7 +114,8 @@ def test_every_planted_error_is_kept_by_fit_run_and_the_mcp_hook(
     ran = run(["cat", str(path)], max_tokens=BUDGET).delivery.text
     limits = Limits.of(BUDGET, store=SpillStore.default())
     hooked = fit_text(text, Limits(**{**limits.__dict__, "pager": "cli"})).text
-    for shown in (fitted, ran, hooked):
+    bash = _bash_hook(f"cat {path}", text)
+    for shown in (fitted, ran, hooked, bash):
         assert count(shown) <= BUDGET
         for error in errors:
             assert _kept(error, shown), (error, shown[:2000])

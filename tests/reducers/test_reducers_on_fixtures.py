@@ -20,10 +20,11 @@ ALL = fixtures()
 
 
 def deliver(fixture: Fixture, store: SpillStore, **budget: int) -> TextDelivery:
-    capture = Capture(threshold=8192, store=store)
+    """As ``agentout run`` delivers it to Claude Code: within what its Bash tool shows."""
+    capture = Capture(threshold=CLIENT_LIMIT_CHARS, store=store)
     capture.feed(fixture.output)
     capture.close()
-    settings = TextSettings(8192, **budget)
+    settings = TextSettings(CLIENT_LIMIT_CHARS, **budget)
     return deliver_output(
         capture,
         settings,

@@ -203,6 +203,17 @@ def test_a_deleted_reference_says_so(store: SpillStore) -> None:
         store.resolve(ref.ref)
 
 
+def test_a_reference_not_in_the_store_says_so_and_where_it_looked(store: SpillStore) -> None:
+    """What agentout printed (16 hex digits) and the store does not hold: not "not a file
+    agentout spilled", but where it was looked for and why it may be gone."""
+    with pytest.raises(SpillError) as raised:
+        store.resolve(store.find_id("f652bfbd69c294b1"))
+    assert str(raised.value) == (
+        f"f652bfbd69c294b1: no such reference in the store (looked in {store.root}; removed "
+        "by `agentout clean`, or older than 7 days?); run the command again"
+    )
+
+
 # -- clean --------------------------------------------------------------------------------
 
 

@@ -7,6 +7,7 @@ credentials), never through mocks of boto or fsspec.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 from collections.abc import Iterator
@@ -87,3 +88,89 @@ def closed_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
+
+
+# -- peers that misbehave, for real, on loopback -----------------------------------------------
+
+
+class Peer:
+    """A TCP listener on 127.0.0.1 that misbehaves in one way (``kind``), each connection
+    in a thread of its own; ``url`` is its endpoint, ``connections`` how many it took.
+
+    - ``silent``: accepts and never answers (nor closes);
+    - ``trickle``: answers an HTTP response one byte a second;
+    - ``reset``: answers a 200 whose body stops short, then resets the connection.
+    """
+
+    def __init__(self, kind: str) -> None:
+        import threading
+
+        self.kind = kind
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.listener.settimeout(0.2)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.connections = 0
+        self.stopped = threading.Event()
+        self.held: list[socket.socket] = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        import threading
+
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            self.held.append(conn)
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        import struct
+
+        body = 1_000_000
+        head = (
+            f"HTTP/1.1 200 OK\r\nContent-Length: {body}\r\n"
+            'Content-Type: application/octet-stream\r\nETag: "x"\r\n'
+            "Last-Modified: Thu, 01 Jan 2026 00:00:00 GMT\r\n\r\n"
+        ).encode()
+        try:
+            conn.settimeout(1.0)
+            with contextlib.suppress(OSError):
+                conn.recv(65536)  # the request (its head, at least)
+            if self.kind == "silent":
+                self.stopped.wait()
+            elif self.kind == "trickle":
+                for byte in head + b"x" * body:
+                    if self.stopped.wait(1.0):
+                        break
+                    conn.sendall(bytes([byte]))
+            elif self.kind == "reset":
+                conn.sendall(head + b"x" * 1000)
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join(5)
+        self.listener.close()
+        for conn in self.held:
+            with contextlib.suppress(OSError):
+                conn.close()
+
+
+@pytest.fixture
+def peer(request: pytest.FixtureRequest) -> Iterator[Peer]:
+    """A misbehaving peer of the kind the test is parametrized with (``indirect``)."""
+    started = Peer(request.param)
+    try:
+        yield started
+    finally:
+        started.stop()

@@ -275,3 +275,60 @@ def test_resolve_copies_another_machines_object_here(s3: Any, bucket: str, tmp_p
     assert [p.name for p in (tmp_path / "other-machine").iterdir()] == [ref.ref]
     with pytest.raises(SpillError, match="no such spilled file"):
         other.resolve("run-0123456789abcdef.log")
+
+
+# -- a long-lived server's uploader ---------------------------------------------------------
+
+
+@pytest.fixture
+def one_uploader() -> Any:
+    from agentout.store.upload import in_process
+
+    uploads = in_process(True)
+    yield uploads
+    in_process(False)
+
+
+def test_a_server_uploads_through_its_own_uploader(
+    s3: Any, bucket: str, one_uploader: Any, tmp_path: Path
+) -> None:
+    """No process per spill: each commit queues the file to the process's uploader and
+    returns once the object and its index are in the store, small or multipart."""
+    store = SpillStore.at(f"s3://{bucket}/srv").namespace("mcp-replica")
+    small, large = _lines(3_000), _lines(int(2.5 * PART) // 60)
+    refs = []
+    for data in (small, large):
+        with store.open(kind="run", suffix=".log") as writer:
+            assert writer._upload is None  # no uploader process was started
+            writer.write(data)
+            refs.append(writer.commit())
+    for ref, data in zip(refs, (small, large), strict=True):
+        assert ref.url == f"s3://{bucket}/srv/namespaces/mcp-replica/{ref.ref}"
+        assert s3.body(bucket, f"srv/namespaces/mcp-replica/{ref.ref}") == data
+        assert f"srv/namespaces/mcp-replica/{ref.ref}.idx" in s3.keys(bucket)
+    other = SpillStore(tmp_path / "other-replica", store.remote_address)
+    shown = page(refs[1].ref, store=other, lines=LineRange(40_000, 40_000))
+    assert "00040000 x" in shown.text
+    assert not s3.client.list_multipart_uploads(Bucket=bucket).get("Uploads")
+
+
+def test_many_spills_at_once_through_one_uploader_none_lost(
+    s3: Any, bucket: str, one_uploader: Any
+) -> None:
+    """80 spills from 40 threads, more than the uploader queues: every one arrives."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = SpillStore.at(f"s3://{bucket}/q")
+
+    def spill(i: int) -> str:
+        with store.open(kind="run", suffix=".log") as writer:
+            writer.write(f"spill {i}\n".encode() * 2000)
+            ref = writer.commit()
+        assert ref.url is not None
+        return ref.ref
+
+    with ThreadPoolExecutor(40) as pool:
+        names = list(pool.map(spill, range(80)))
+    assert sorted(
+        k.removeprefix("q/") for k in s3.keys(bucket, "q/") if not k.endswith(".idx")
+    ) == sorted(names)

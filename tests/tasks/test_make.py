@@ -179,12 +179,12 @@ def test_output_too_large_for_the_budget_keeps_labels_and_references(tmp_path, r
     needs("make")
     root = write(
         tmp_path,
-        {"Makefile": "big:\n\t@seq 1 5000\n\t@seq 1 4000\n\t@seq 1 3000; exit 4\n"},
-    )
+        {"Makefile": "big:\n\t@seq 1 12000\n\t@seq 1 10000\n\t@seq 1 9000; exit 4\n"},
+    )  # each recipe line's output past what the client shows (30,000 characters): stored
     done = routed(["make", "big"], root, options=["--max-tokens", "250"])
     assert done.returncode == 2
     assert count(done.stdout) <= 250
-    assert "[agentout task big: seq 1 3000; exit 4]" in done.stdout
+    assert "[agentout task big: seq 1 9000; exit 4]" in done.stdout
     assert re.search(r"\[agentout: exit=4 .*agentout show [0-9a-f]{16}\]", done.stdout)
     assert re.search(r"\[agentout: exit=2 .*agentout show [0-9a-f]{16}\]$", done.stdout)
 
@@ -215,7 +215,7 @@ def test_secrets_hidden_in_what_is_shown_and_kept(tmp_path, routed, task_env):
     secret = "password=hunter2hunter2"
     root = write(
         tmp_path,
-        {"Makefile": f"all:\n\t@echo {secret}\n\t@seq 1 3000; echo {secret}\n"},
+        {"Makefile": f"all:\n\t@echo {secret}\n\t@seq 1 9000; echo {secret}\n"},
     )
     done = routed(["make", "all"], root)
     assert done.returncode == 0
@@ -238,7 +238,7 @@ def test_line_shells_keep_output_in_the_callers_store(tmp_path, monkeypatch, tas
     needs("make")
     for name, value in task_env.items():
         monkeypatch.setenv(name, value)
-    root = write(tmp_path / "proj", {"Makefile": "all:\n\t@seq 1 3000\n"})
+    root = write(tmp_path / "proj", {"Makefile": "all:\n\t@seq 1 9000\n"})
     store = SpillStore(tmp_path / "server-store")
     done = run(["make", "all"], store=store, cwd=root, stdin=subprocess.DEVNULL)
     assert done.outcome.exit_status == 0

@@ -59,16 +59,23 @@ def line_of(source: str, text: str) -> int:
 
 
 def error_type(row: dict[str, Any]) -> str:
-    """The error type a failure record shows, the start of its ``error`` line."""
-    return str(row["error"]).split(": ", 1)[0]
+    """The error type a failure record shows (see readback.error_type)."""
+    from agentout.sources.testing.readback import error_type as named
+
+    return named(row)
 
 
 def values_of(row: dict[str, Any]) -> tuple[str, str] | None:
-    """The expected and got values a record shows: ``expected``/``got`` when its error
-    line does not already show them; else as that line words them (``assert 50 == 200``,
-    ``expected: <200> but was: <50>``, ``Subtotal() = 50, want 200``); None if neither."""
-    if "expected" in row:
-        return str(row["expected"]), str(row["got"])
+    """The expected and got values a record shows: as its error line words them
+    (``assert 50 == 200``, ``expected: <200> but was: <50>``, ``Subtotal() = 50, want
+    200``), each replaced by the ``expected``/``got`` field where the record has one (the
+    line shows an expression, or a value cut short); None if neither."""
     from agentout.sources.testing.assertions import expected_got
 
-    return expected_got(str(row.get("error", "")).split(": ", 1)[-1])
+    error = str(row.get("error", ""))
+    line = error if error.startswith("assert ") else error.split(": ", 1)[-1]
+    shown = expected_got(line)
+    if shown is None and "expected" not in row:
+        return None
+    expected, got = shown or (None, None)
+    return str(row.get("expected", expected)), str(row.get("got", got))

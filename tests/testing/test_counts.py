@@ -16,6 +16,8 @@ import random
 import pytest
 from tests.testing.conftest import kinds, run
 
+from agentout.sources.testing.readback import file_counts
+
 BLOCKS = {
     "pass": "def test_pass_{n}():\n    pass\n",
     "fail": "def test_fail_{n}():\n    assert {n} == -1\n",
@@ -119,10 +121,8 @@ def _report_counts(
     result = run(pytester, "--agent", "-p", "no:cacheprovider", *args)
     out = result.stdout.str()
     status = kinds(out, "S")[0]
-    counts = {
-        k: v for k, v in status.items() if type(v) is int and k not in ("files", "causes", "exit")
-    }
-    return counts, kinds(out, "P")
+    counts = {k: v for k, v in status.items() if type(v) is int and k not in ("causes", "exit")}
+    return counts, [{"file": file, **said} for file, said in file_counts(out).items()]
 
 
 def _as_pytest_says(counts: dict[str, int], pytest_names_subtests: bool) -> dict[str, int]:
@@ -167,3 +167,86 @@ def test_fixture(subtests):
     counts, files = _report_counts(pytester)
     assert counts == {"passed": 1, "failed": 1, "subtests_failed": 4, "subtests_passed": 3}
     assert files == [{"file": "test_both.py", "failed": 1, "subtests_failed": 4}]
+
+
+# Every shape of subtest and phase error that pytest's JUnit XML can tell apart, in one run.
+BOTH_WAYS = """
+import unittest
+
+import pytest
+
+@pytest.fixture
+def leaky():
+    yield
+    raise OSError("leak")
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("no db")
+
+def test_subtests(subtests):
+    for v in range(4):
+        with subtests.test(v=v):
+            assert v % 2 == 0
+
+def test_subtests_then_own(subtests):
+    with subtests.test():
+        assert False
+    assert "own" == "failure"
+
+class Case(unittest.TestCase):
+    def test_sub(self):
+        for v in range(4):
+            with self.subTest(v=v):
+                self.assertEqual(v % 2, 0)
+
+def test_teardown_error(leaky):
+    pass
+
+def test_fails_then_teardown_error(leaky):
+    assert False
+
+def test_setup_error(broken):
+    pass
+
+@pytest.mark.parametrize("n", range(3))
+def test_param(n):
+    assert n != 1
+
+@pytest.mark.skip(reason="later")
+def test_skip():
+    pass
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert 0
+"""
+
+
+def test_the_plugin_and_junit_xml_count_one_run_alike(pytester: pytest.Pytester) -> None:
+    """The report of pytest's JUnit XML counts as the plugin does (and as pytest's own
+    summary): a failed subtest in subtests_failed, the test it failed in once."""
+    from agentout.sources.testing.junit import read_junit
+    from agentout.sources.testing.report import render
+
+    pytester.makepyfile(test_both_ways=BOTH_WAYS)
+    out = run(pytester, "--agent", "-p", "no:cacheprovider", "--junitxml=out.xml").stdout.str()
+    xml = render(read_junit([str(pytester.path / "out.xml")], cwd=str(pytester.path)))
+    # the XML does not say these; causes come from what each source knows of a failure
+    unlisted = ("time", "subtests_passed", "causes")
+    plugin, junit = ({k: v for k, v in kinds(text, "S")[0].items() if k not in unlisted}
+                     for text in (out, xml))  # fmt: skip
+    assert (
+        plugin
+        == junit
+        == {
+            "status": "FAIL",
+            "passed": 4,  # test_teardown_error passed, then erred in teardown
+            "failed": 4,
+            "subtests_failed": 5,
+            "errors": 3,
+            "skipped": 1,
+            "xfailed": 1,
+        }
+    )
+    assert file_counts(out) == file_counts(xml)

@@ -22,7 +22,7 @@ import pytest
 from tests.testing.conftest import error_type, values_of
 
 from agentout.sources.testing.model import Run, origin_file
-from agentout.sources.testing.readback import failures_of, named_tests
+from agentout.sources.testing.readback import failures_of, file_counts, named_tests
 from agentout.sources.testing.report import render
 from agentout.sources.testing.runners import RunnerError, TestRun, detect, readers, run_tests
 from agentout.sources.testing.runners.detect import pytest_args
@@ -214,6 +214,11 @@ def test_recorded_results_read_into_the_same_report(name: str) -> None:
     rows = _report(run)
     named = [f"{row['file']}::{test}" for row in rows for test in named_tests(row)]
     assert len(named) == len(set(named)) == len(run.failures)  # every failure, once
+    # each file's counts, said or (no count on its P line) its records', add up to the run's
+    text = render(run, max_tokens=5000)
+    for key in ("failed", "subtests_failed", "errors"):
+        said = sum(c.get(key, 0) for c in file_counts(text).values())
+        assert said == EXPECTED_COUNTS[name].get(key, 0), key
     # the quantity bug, with expected vs got, at a line of the test file
     quantity = next(r for r in rows if (values_of(r) or ("",))[0] in ("200", "130"))
     assert values_of(quantity) in (("200", "50"), ("130", "60"))
@@ -335,7 +340,7 @@ def test_pytest_through_the_plugin_and_without_it(tmp_path: Path) -> None:
         (row,) = failures_of(done.text)
         assert (row["file"], row["test"], row["also"]) == ("test_x.py", "test_n[1]", "test_n[2]")
     # what the plugin knows: the values compared, where pytest's line shows the expression
-    assert failures_of(with_plugin.text)[0]["error"] == "AssertionError: assert (1 * 10) == 5"
+    assert failures_of(with_plugin.text)[0]["error"] == "assert (1 * 10) == 5"
     assert values_of(failures_of(with_plugin.text)[0]) == ("5", "10")
     assert not list(tmp_path.glob("*.xml"))  # nothing written beside the tests
 
@@ -367,3 +372,33 @@ def test_every_panic_keeps_its_line_and_column() -> None:
     assert shown <= panics
     assert ("src/lib.rs", "19", "19") in shown  # raised in project code: the origin
     assert ("src/lib.rs", "40", "9") in shown  # the test's own assertion: L and col
+
+
+def test_node_keeps_an_assertion_diff_as_lines_and_an_es_module_path_relative(
+    tmp_path: Path,
+) -> None:
+    """node's junit reporter writes the message attribute with its line breaks taken out
+    (``deep-equal:+ actual - expected  {+   average: NaN,...``); the cause in the text has
+    them. An ES module's frames name it by URL (``file:///...``)."""
+    recorded = (RUNS / "node-deep-equal.results.xml").read_text(encoding="utf-8")
+    copy = tmp_path / "results.xml"
+    copy.write_text(recorded.replace("/tmp/agentout-web", str(tmp_path)), encoding="utf-8")
+    run = readers.read_junit_files([copy], "node", tmp_path)
+    deep = next(f for f in run.failures if f.test == "totals of nothing is zero")
+    assert deep.message.split("\n") == [
+        "Expected values to be strictly deep-equal:",
+        "+ actual - expected",
+        "",
+        "  {",
+        "+   average: NaN,",
+        "-   average: 0,",
+        "    sum: 0",
+        "  }",
+    ]
+    assert "+   average: NaN,\n-   average: 0," in deep.diff
+    rows = _report(run)
+    assert {row["file"] for row in rows} == {"test/cart.test.js"}
+    row = next(r for r in rows if r["test"] == "totals of nothing is zero")
+    assert row["error"] == "AssertionError: Expected values to be strictly deep-equal:"
+    assert (row["expected"], row["got"]) == ("{ sum: 0, average: 0 }", "{ sum: 0, average: NaN }")
+    assert row["L"] == 14

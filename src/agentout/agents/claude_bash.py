@@ -62,7 +62,6 @@ __all__ = [
 ]
 
 INLINE_CHARS = 30_000  # Claude Code's inline limit for Bash output, by default
-_ENV_LIMIT_MAX = 150_000  # BASH_MAX_OUTPUT_LENGTH is capped here
 _SETTING_MIN, _SETTING_MAX = 4_000, 128_000  # bashOutputMaxChars is clamped to these
 MAX_OUTPUT = 64 << 20  # Claude Code keeps at most 64 MiB of a command's output
 REPEAT_SAVES = 200  # tokens a "same output as before" line must save
@@ -115,15 +114,9 @@ def inline_limit(environ: Mapping[str, str], setting: Any = None) -> int:
     (read as Claude Code reads it: leading digits, at most 150,000), else 30,000."""
     if isinstance(setting, (int, float)) and not isinstance(setting, bool) and setting > 0:
         return int(min(max(setting, _SETTING_MIN), _SETTING_MAX))
-    given = environ.get("BASH_MAX_OUTPUT_LENGTH", "").strip()
-    digits = ""
-    for char in given.lstrip("+"):
-        if not char.isdigit():
-            break
-        digits += char
-    if digits and int(digits) > 0:
-        return min(int(digits), _ENV_LIMIT_MAX)
-    return INLINE_CHARS
+    from agentout.deliver.limits import client_limit
+
+    return client_limit(environ)
 
 
 # -- the payload -----------------------------------------------------------------------------

@@ -19,7 +19,8 @@ its lines that matter. A value of one string in a one-key object (``{"content": 
 the reference servers' form) is fitted as that text and wrapped again. The complete
 result, its secrets hidden (``agentout.redact``, one pass over the whole text), is in
 the spill store first, and the answer ends with the exact ``agentout show`` command that
-pages it. Under the budget there is no answer: the model gets the result as it was.
+pages it. Under the budget there is no answer (the model gets the result as it was),
+unless the result holds a secret: the answer is then the result with its secrets hidden.
 """
 
 from __future__ import annotations
@@ -207,20 +208,24 @@ def decide_post(
 
 
 def fit_body(body: str, budget: ClientBudget, store: Any = None) -> str | None:
-    """``body`` within ``budget`` (see the module doc), or None when it fits as it is.
+    """``body`` within ``budget`` (see the module doc), or None when it fits as it is and
+    holds no secret.
     ``store``: the spill store (default: the one ``agentout show`` reads)."""
+    from agentout.redact import default_redactor
+
+    clean, found = default_redactor().redact_text(body)
     if len(body.encode("utf-8", "surrogatepass")) <= budget.max_tokens:
-        return None  # a token is at least one byte: no tokenizer needed to know
+        # a token is at least one byte: no tokenizer needed to know it fits; a secret in
+        # it is still hidden (a marker never breaks the JSON a string is part of)
+        return clean if found else None
     from dataclasses import replace
 
     from agentout.mcp.fit import Limits
-    from agentout.redact import default_redactor
     from agentout.tokens import count_until
 
     limits = Limits.of(budget.max_tokens, None, budget.tokenizer, store)
     if count_until(body, limits.max_tokens, limits.tokenizer) is not None:
-        return None
-    clean, _ = default_redactor().redact_text(body)
+        return clean if found else None
     content = _Content.of(clean)
     complete, suffix = content.complete()
     ref, warning = limits.try_spill(complete, kind="mcp", suffix=suffix)

@@ -110,17 +110,18 @@ def _argv(command: str) -> tuple[list[str], str]:
 
 def reduced(shell: Shell, command: str) -> tuple[str, Any]:
     """(the output as ``agentout run`` would deliver it, the delivery)."""
+    from agentout.deliver.limits import text_threshold
     from agentout.deliver.text import TextSettings, deliver_output
     from agentout.reducers import find
     from agentout.sources.command import CMD_CHARS
-    from agentout.store.capture import Capture, resolve_threshold
+    from agentout.store.capture import Capture
     from agentout.store.spill import SpillStore
     from agentout.tokens.truncate import clip
 
     argv, line = _argv(command)
     redactor = _redactor()
     stream = redactor.stream() if redactor is not None else None
-    threshold = resolve_threshold(None)
+    threshold = text_threshold()  # as agentout run gives it: what a client shows inline
     capture = Capture(
         threshold=threshold, store=SpillStore.default(), filters=(stream,) if stream else ()
     )

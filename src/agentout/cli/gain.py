@@ -96,6 +96,7 @@ def gain(
     start = parse_since(since)
     where = str(Path(project).resolve()) if project else None
     rows = [row for row in ledger.rows(since=start) if where is None or row.project == where]
+    _tell_news()
     if export_file:
         from agentout.ledger.export import export
 
@@ -114,6 +115,16 @@ def gain(
         click.echo(as_csv(rows), nl=False)
     else:
         _show(report, ledger.database_path())
+
+
+def _tell_news() -> None:
+    """One line on stderr when the detached recorder logged something since last time."""
+    from agentout.ledger.database import database_path
+    from agentout.ledger.news import news
+
+    found = news(database_path())
+    if found is not None:
+        click.echo(f"agentout: ledger: {found}", err=True)
 
 
 def _show(report: Report, path: Path) -> None:

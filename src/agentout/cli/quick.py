@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["OPTIONS", "deliver", "parse", "run"]
+__all__ = ["OPTIONS", "Heartbeat", "deliver", "parse", "run"]
 
 _HEARTBEAT_AFTER = 3.0  # seconds before a quiet command gets a line on the terminal
 
@@ -104,7 +104,7 @@ def deliver(
     from agentout.read.visible import is_terminal
     from agentout.sources.command import run as run_command
 
-    heartbeat = _Heartbeat() if is_terminal(sys.stderr) else None
+    heartbeat = Heartbeat() if is_terminal(sys.stderr) else None
     with _uploads_deferred():  # a remote store's upload finishes after the answer
         try:
             done = run_command(
@@ -184,8 +184,8 @@ def _record(
     delivery, outcome = done.delivery, done.outcome
     raw_path = str(delivery.ref.path) if delivery.ref is not None else None
     raw = None
-    if raw_path is None and delivery.form == "whole" and not _reduced_inside(command, shell):
-        raw = delivery.text  # as printed: the raw output (and at most the [exit N] line)
+    if raw_path is None and not _reduced_inside(command, shell):
+        raw = delivery.raw  # as captured, when not stored: given whole or reduced complete
     ledger.record_later(
         tool="run",
         command=command[0] if shell else " ".join(command),
@@ -210,8 +210,10 @@ def _reduced_inside(command: Sequence[str], shell: bool) -> bool:
     return os.path.basename(command[0]) in RUNNERS and enabled()
 
 
-class _Heartbeat:
-    """One line on the terminal while a command runs longer than a few seconds."""
+class Heartbeat:
+    """One line on the terminal while a command runs longer than a few seconds: what
+    ``agentout run`` and ``agentout test`` show a person at a terminal (stderr), never
+    the agent (a pipe)."""
 
     def __init__(self) -> None:
         self.shown = False

@@ -21,7 +21,8 @@ from agentout.formats import FORMAT_NAMES
     type=click.IntRange(min=0),
     metavar="BYTES",
     default=None,
-    help="Output up to BYTES is shown whole (default $AGENTOUT_INLINE_THRESHOLD or 8192).",
+    help="Output up to BYTES is shown whole (default $AGENTOUT_INLINE_THRESHOLD, else what "
+    "Claude Code shows inline: $BASH_MAX_OUTPUT_LENGTH or 30000 characters).",
 )
 @click.option(
     "--mode",

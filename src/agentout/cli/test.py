@@ -123,7 +123,7 @@ def _junit(files: tuple[str, ...], options: dict[str, Any]) -> int:
     text = render(run, **options)
     click.echo(text, nl=False)
     record_delivery("test", " ".join(files), text, tokenizer=options.get("tokenizer"), raw=None)
-    return EXIT_FAILED if run.counts.failed or run.counts.errors else EXIT_OK
+    return EXIT_OK if run.passed else EXIT_FAILED
 
 
 def _run(command: list[str], options: dict[str, Any]) -> int:
@@ -144,10 +144,17 @@ def _run(command: list[str], options: dict[str, Any]) -> int:
                 f"for pytest's own arguments, start with an option or a test path"
             )
         runner = pytest_args(command)
+    from agentout.cli.quick import Heartbeat
+    from agentout.read.visible import is_terminal
+
+    heartbeat = Heartbeat() if is_terminal(sys.stderr) else None
     try:
-        done = run_tests(runner, **options)
+        done = run_tests(runner, **options, on_tick=heartbeat.tick if heartbeat else None)
     except RunnerError as exc:
         fail(str(exc), _NOT_FOUND)
+    finally:
+        if heartbeat:
+            heartbeat.clear()
     click.echo(done.text, nl=False)
     return done.exit_status
 

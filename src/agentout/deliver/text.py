@@ -23,10 +23,10 @@ would show whole is never cut to a sliver.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentout.deliver.limits import CLIENT_LIMIT_CHARS, client_limit, text_threshold
 from agentout.deliver.whole import lines_of as _lines
 from agentout.deliver.whole import whole_text as _whole_text
 from agentout.frozen import Frozen
@@ -56,10 +56,6 @@ __all__ = [
 # A reduced form is used only when it has at most this share of the output's bytes: far
 # enough below that it cannot cost more tokens, without loading a tokenizer to check.
 REDUCED_AT_MOST = 0.85
-# What Claude Code's Bash tool shows of a command's output inline; past it the output goes
-# to a file and the model sees a short preview. BASH_MAX_OUTPUT_LENGTH sets it.
-CLIENT_LIMIT_CHARS = 30_000
-ENV_CLIENT_LIMIT = "BASH_MAX_OUTPUT_LENGTH"
 Form = Literal["whole", "reduced", "cut"]
 
 
@@ -97,7 +93,9 @@ class TextSettings(Frozen):
 class TextDelivery(Frozen):
     """What the agent is handed, and an account of it for the person and the ledger.
     ``packed``: when the budget decided (or a data format was asked); ``secrets``: how
-    many were hidden from the agent (agentout.redact)."""
+    many were hidden from the agent (agentout.redact); ``raw``: the output as captured,
+    when it was not stored (small and given whole or in a complete reduced form), so the
+    ledger counts what the agent would have read without agentout."""
 
     text: str
     form: Form
@@ -108,6 +106,7 @@ class TextDelivery(Frozen):
     raw_lines: int
     reducer: str | None
     secrets: int
+    raw: str | None
 
     def __init__(
         self,
@@ -120,35 +119,17 @@ class TextDelivery(Frozen):
         raw_lines: int = 0,
         reducer: str | None = None,
         secrets: int = 0,
+        raw: str | None = None,
     ) -> None:
         self._set(
             text=text, form=form, ref=ref, warning=warning, packed=packed,
-            raw_bytes=raw_bytes, raw_lines=raw_lines, reducer=reducer, secrets=secrets,
+            raw_bytes=raw_bytes, raw_lines=raw_lines, reducer=reducer, secrets=secrets, raw=raw,
         )  # fmt: skip
 
     @property
     def tokens(self) -> int | None:
         """The exact count when the delivery was packed; None when it was given whole."""
         return None if self.packed is None else self.packed.stats.tokens
-
-
-def client_limit() -> int:
-    """Characters of a command's output the agent's client shows inline: Claude Code's
-    30,000, or ``$BASH_MAX_OUTPUT_LENGTH`` where set to a positive number."""
-    configured = os.environ.get(ENV_CLIENT_LIMIT, "").strip()
-    if configured.isdigit() and int(configured) > 0:
-        return int(configured)
-    return CLIENT_LIMIT_CHARS
-
-
-def text_threshold(value: int | None = None) -> int:
-    """The inline threshold of a command's text output: ``value``, else
-    ``$AGENTOUT_INLINE_THRESHOLD``, else what the client shows inline (``client_limit``)."""
-    from agentout.store.capture import ENV_THRESHOLD, resolve_threshold
-
-    if value is not None or os.environ.get(ENV_THRESHOLD, "").strip():
-        return resolve_threshold(value)
-    return client_limit()
 
 
 def short_ref(ref: SpillRef) -> str:
@@ -208,8 +189,10 @@ def deliver_output(
         if small and not settings.own and not shorter:
             reduced = None  # small output the reducer did not shorten: cut as printed
 
-    # 2. small, and it fits: as printed
-    if small and settings.raw and lines is not None:
+    # 2. small, and it fits: as printed (binary data is never shown: its escapes would
+    # cost more than the bytes, and say nothing an agent can read)
+    binary = data is not None and _binary(data)
+    if small and settings.raw and lines is not None and not binary:
         text = _whole_text(lines, head)
         if _fits(text, settings, settings.max_chars):
             return _whole(capture, lines, head, stored)
@@ -219,7 +202,12 @@ def deliver_output(
     if ref is not None:
         head["ref"] = short_ref(ref)
     head["lines"] = capture.lines
-    if reduced is not None:
+    records: Sequence[Record]
+    order: Sequence[int] | None
+    if binary:  # one marker for all of it, the closing line naming the stored bytes
+        head["binary"] = capture.size
+        records, order = [], []
+    elif reduced is not None:
         records, order = reduced.records, reduced.order
     else:
         from agentout.read.digest import digest
@@ -276,7 +264,9 @@ def _try_reduced(
         probe["ref"] = short_ref(ref)
     text = raw.render(_document(reduced.records, probe))
     name = reducer.name if reducer is not None else None
-    return _delivered(capture, text, "reduced", reducer=name, secrets=_hidden(head)), True
+    printed = data.decode("utf-8", "replace") if ref is None else None  # for the ledger
+    delivered = _delivered(capture, text, "reduced", reducer=name, secrets=_hidden(head))
+    return delivered.replace(raw=printed), True
 
 
 def _whole(
@@ -285,11 +275,23 @@ def _whole(
     """As printed; stored too only when asked (``--mode file``), the closing line naming it."""
     if not stored:
         capture.discard()
-        return _delivered(capture, _whole_text(lines, head), "whole", secrets=_hidden(head))
+        text, printed = _whole_text(lines, head), "".join(line + "\n" for line in lines)
+        return _delivered(capture, text, "whole", secrets=_hidden(head)).replace(raw=printed)
     ref = capture.commit()
     if ref is not None:
         head = {**head, "ref": short_ref(ref)}
     return _delivered(capture, _whole_text(lines, head), "whole", secrets=_hidden(head))
+
+
+def _binary(data: bytes) -> bool:
+    """Whether output is binary data rather than text: a NUL byte, or more than one byte
+    in ten a control character no text uses (tab, newline, carriage return, escape and
+    form feed aside)."""
+    if b"\x00" in data:
+        return True
+    sample = data[: 1 << 16]
+    controls = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 12, 13, 27))
+    return controls * 10 > len(sample)
 
 
 def _hidden(head: Mapping[str, Any]) -> int:

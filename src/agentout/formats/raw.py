@@ -129,7 +129,7 @@ def _closing(
     fields: list[str] = []
     if status:
         fields.append(f"exit={status}")
-    for key in ("signal", "error"):
+    for key in ("signal", "error", "binary"):
         if header.get(key):
             fields.append(f"{key}={visible(str(header[key]))}")
     cut = stats.truncated or stats.over_budget or gaps

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentout.frozen import Frozen
 
-__all__ = ["COLUMNS", "Row"]
+__all__ = ["COLUMNS", "LATEST", "Row", "checked"]
 
 COLUMNS = (
     "time", "project", "tool", "command", "raw_tokens", "delivered_tokens", "facts_kept",
@@ -53,3 +53,57 @@ class Row(Frozen):
     def saved(self) -> int:
         """Tokens the agent did not pay for (0 when the raw count is unknown)."""
         return 0 if self.raw_tokens is None else self.raw_tokens - self.delivered_tokens
+
+
+# -- what a row may hold: checked before it is stored, and when it is read back ------------
+
+LATEST = 7258118400.0  # 2200-01-01: a later time is a mistake (1e300), not a delivery
+_MOST = 1 << 53  # the largest count a float holds exactly: more is not a token count
+_TEXT_CHARS = {"tool": 64, "command": 200, "project": 4096}
+
+
+def checked(values: dict[str, object]) -> Row:
+    """The ``Row`` of ``values`` (a value per name of ``COLUMNS``), or ``ValueError``
+    naming the first field that a row cannot hold: a text that is not text, a count that
+    is not a whole number from 0, a time that is not a number of seconds between 1970
+    and 2200, a status that is not a whole number."""
+    fields = {name: values.get(name) for name in COLUMNS}
+    for name, limit in _TEXT_CHARS.items():
+        text = fields[name]
+        if not isinstance(text, str) or (name == "tool" and not text):
+            raise ValueError(f"{name}: expected text, got {_shown(text)}")
+        fields[name] = text[:limit]
+    fields["time"] = _seconds("time", fields["time"], LATEST, optional=False)
+    fields["duration"] = _seconds("duration", fields["duration"], LATEST, optional=True)
+    for name in ("raw_tokens", "facts_kept", "facts_total", "delivered_tokens", "secrets"):
+        optional = name not in ("delivered_tokens", "secrets")
+        fields[name] = _count(name, fields[name], optional=optional)
+    status = fields["exit_status"]
+    if status is not None and (type(status) is not int or abs(status) > 1 << 31):
+        raise ValueError(f"exit_status: expected a whole number, got {_shown(status)}")
+    exact = fields["raw_exact"]
+    if exact not in (True, False, 0, 1) or isinstance(exact, float):
+        raise ValueError(f"raw_exact: expected true or false, got {_shown(exact)}")
+    fields["raw_exact"] = bool(exact)
+    return Row(**fields)  # type: ignore[arg-type]
+
+
+def _seconds(name: str, value: object, most: float, *, optional: bool) -> float | None:
+    if value is None and optional:
+        return None
+    if type(value) not in (int, float) or not 0 <= value <= most:  # type: ignore[operator]
+        raise ValueError(f"{name}: expected seconds from 0 to {most:.0f}, got {_shown(value)}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def _count(name: str, value: object, *, optional: bool) -> int | None:
+    if value is None and optional:
+        return None
+    if type(value) is not int or not 0 <= value <= _MOST:
+        raise ValueError(f"{name}: expected a whole number from 0, got {_shown(value)}")
+    return value
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"

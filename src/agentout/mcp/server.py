@@ -40,7 +40,16 @@ INSTRUCTIONS = (
 
 
 def create_server(config: ServerConfig) -> MCPServer[Any]:
-    """The MCP server with agentout's tools and the server's spill store as resources."""
+    """The MCP server with agentout's tools and the server's spill store as resources.
+    With an object store, spills go to it through one uploader in the process (a
+    bounded queue, a few threads, one client), not a process started per spill."""
+    if config.store.remote_address is not None:
+        from agentout.store.upload import in_process
+
+        in_process(True)
+    from agentout.process import keep_child_status
+
+    keep_child_status()  # commands run from worker threads: their statuses readable
     server = _AgentoutServer(
         config.store,
         name="agentout",

@@ -44,7 +44,19 @@ __all__ = ["PRESETS", "Packed", "Preset", "pack"]
 
 # Header and summary fields that say something happened: kept by every envelope.
 _FACTS = frozenset(
-    {"exit", "signal", "error", "warning", "secrets", "lines", "parts", "status", "records", "size"}
+    {
+        "exit",
+        "signal",
+        "error",
+        "warning",
+        "secrets",
+        "lines",
+        "parts",
+        "status",
+        "records",
+        "size",
+        "binary",
+    }
 )
 _REFERENCES = frozenset({"ref", "path"})  # kept by the lean envelope, left out by the barest
 _ENVELOPES = 3  # full, lean, bare

@@ -15,8 +15,10 @@ the node graph after, for the depth aliases add.
 
 The data comes back JSON-shaped: string keys, dates and times as the text they were
 written as, sets as sorted lists, binary as its base64 text. A number no JSON value can
-hold (``.inf``, ``.nan``, ``1e999``, an integer of more than 4,300 digits) is kept as its
-text (``agentout.records.values.NumberText``). Anything the loader raises on a value is an
+hold (``.inf``, ``.nan``, ``1e999``, ``1e-400``, an integer of more than 4,300 digits, in
+any base: ``0x`` and 5,000 hex digits) is kept as its text
+(``agentout.records.values.NumberText``), so a format writes it as a string and counts it
+(``numbers_as_text``). Anything the loader raises on a value is an
 ``InputError`` at the value's ``FILE:LINE``.
 """
 
@@ -34,7 +36,7 @@ from ruamel.yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, Seq
 
 from agentout.errors import InputError
 from agentout.read.stream import MAX_DEPTH
-from agentout.records.values import NumberText
+from agentout.records.values import NumberText, number_or_text
 
 __all__ = ["MAX_ALIAS_NODES", "TOO_DEEP", "deeper_than_max", "load_documents", "plain"]
 
@@ -144,9 +146,7 @@ class _Constructor(SafeConstructor):
             if text.lstrip("+-").replace("_", "").isdigit():  # too long for Python to read
                 return NumberText(text)
             raise
-        if isinstance(value, float) and not math.isfinite(value):
-            return NumberText(text)
-        return value
+        return number_or_text(value, text)
 
 
 # Dates stay the text they were written as: JSON has no date, and jmespath compares text.

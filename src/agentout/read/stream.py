@@ -21,7 +21,7 @@ from typing import Any
 
 from agentout.errors import InputError
 from agentout.read.text import invalid_utf8
-from agentout.records.values import NumberText
+from agentout.records.values import NumberText, number_or_text
 
 __all__ = ["MAX_DEPTH", "JsonParser", "Reader", "Top", "loads", "loads_line", "too_large"]
 
@@ -30,6 +30,11 @@ MAX_DEPTH = 128
 _TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels"
 
 _WS = re.compile(r"[ \t\n\r]*")
+_SPACE = " \t\n\r"
+# What is read is forgotten once it passes this much and half the buffer: each time, the
+# rest is copied, so less means more copying (a few copies of the input in all) and less
+# held (fit of a big file stays under 100 MiB).
+_KEEP_READ = 256 << 10
 _NUMBER_TAIL = re.compile(r"[0-9.eE+-]*")
 _NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)', re.DOTALL)
 
@@ -73,7 +78,7 @@ class Reader:
 
     def compact(self) -> None:
         """Forget what was read before ``pos`` once it is most of the buffer."""
-        if self.pos > (1 << 20) and self.pos * 2 > len(self.buf):
+        if self.pos > _KEEP_READ and self.pos * 2 > len(self.buf):
             self._drop()
 
     def _drop(self) -> None:
@@ -98,6 +103,15 @@ class Reader:
 
     def skip_ws(self) -> str | None:
         """Move past whitespace; the next character, or None at the end of the input."""
+        buf, pos = self.buf, self.pos
+        if pos + 1 < len(buf):  # the usual cases, without the pattern: none, or one newline
+            here = buf[pos]
+            if here not in _SPACE:
+                return here
+            after = buf[pos + 1]
+            if here == "\n" and after not in _SPACE:
+                self.pos = pos + 1
+                return after
         while True:
             self.pos = _WS.match(self.buf, self.pos).end()  # type: ignore[union-attr]
             if self.pos < len(self.buf):
@@ -181,7 +195,9 @@ def _explain(exc: Exception, text: str, start: int) -> tuple[str, int]:
 
 def _wide_float(text: str) -> Any:
     value = float(text)
-    return value if value - value == 0 else NumberText(text)
+    if value - value == 0 and value:  # finite and not zero: every usual number
+        return value
+    return number_or_text(value, text)
 
 
 def _wide_int(text: str) -> Any:
@@ -191,15 +207,15 @@ def _wide_int(text: str) -> Any:
         return NumberText(text)
 
 
-# A number whose value no float holds (1e999), or an integer of more digits than Python
-# reads, is kept as its text (``agentout.records.values.NumberText``). Such a number has an
-# exponent of 3 digits or 309 digits in a row; only a text holding one (rare, and a
-# string like "e100" is enough) is read again by the decoder that looks at every number.
-_WIDE_NUMBER = re.compile(r"[eE]\+?\d{3}|\d{309}")
+# A float no float holds (1e999, 1e-400) is kept as its text
+# (``agentout.records.values.NumberText``): every float's text goes through
+# ``_wide_float`` (one call per float, far cheaper than searching every text for long
+# exponents). An integer of more digits than Python reads makes the decoder raise: the
+# value is read again by ``_WIDE``, which keeps such integers as their text too.
 _INT_LIMIT = "integer string conversion"
 
 # One decoder for every call of ``loads``: json.loads with an option builds one per call.
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_wide_float)
 _WIDE = json.JSONDecoder(
     parse_constant=_refuse_constant, parse_float=_wide_float, parse_int=_wide_int
 )
@@ -217,8 +233,6 @@ def loads(text: str, name: str, line: int = 1) -> Any:
             end = -1
         if end != len(text):  # whitespace around the value, or an error and its message
             value = _DECODER.decode(text)
-        if _WIDE_NUMBER.search(text):
-            value = _WIDE.decode(text)
     except ValueError as exc:
         if isinstance(exc, json.JSONDecodeError) or _INT_LIMIT not in str(exc):
             message, index = _explain(exc, text, _WS.match(text).end())  # type: ignore[union-attr]
@@ -260,7 +274,9 @@ class JsonParser:
         self.duplicates = 0
         self._dup_key: str | None = None
         self.decoder = json.JSONDecoder(
-            object_pairs_hook=self._object, parse_constant=_refuse_constant
+            object_pairs_hook=self._object,
+            parse_constant=_refuse_constant,
+            parse_float=_wide_float,
         )
         self.wide = json.JSONDecoder(
             object_pairs_hook=self._object,
@@ -305,7 +321,10 @@ class JsonParser:
         decoder = self.decoder
         while True:
             try:
-                value, end = decoder.raw_decode(r.buf, start)
+                try:  # the C scanner itself: raw_decode's wrapper costs as much again
+                    value, end = decoder.scan_once(r.buf, start)  # type: ignore[attr-defined]
+                except StopIteration:  # not a value: raw_decode says why, in its words
+                    value, end = decoder.raw_decode(r.buf, start)
             except json.JSONDecodeError as exc:
                 incomplete = exc.msg.startswith("Unterminated string") or exc.pos >= len(r.buf) - 16
                 if r.eof or not incomplete:
@@ -328,8 +347,6 @@ class JsonParser:
             self._dup_key = None
         if end - start > r.limit:
             raise r.error(r.too_large("JSON value"), start)
-        if decoder is not self.wide and _WIDE_NUMBER.search(r.buf, start, end):
-            value, end = self.wide.raw_decode(r.buf, start)
         if _too_deep(value, r.buf, start, end):
             raise r.error(_TOO_DEEP, start)
         r.pos = end
@@ -417,8 +434,11 @@ def _message(msg: str) -> str:
 
 def _may_go_on(value: Any, text: str, end: int) -> bool:
     """Could this number be the start of a longer one ("1" of "12", "0" of "0.5")?"""
-    if isinstance(value, bool) or not isinstance(value, (int, float, NumberText)):
+    kind = type(value)
+    if kind is dict or kind is list or kind is str or kind is bool or value is None:
         return False  # strings, arrays, objects and literals end where they end
+    if not isinstance(value, (int, float, NumberText)):
+        return False
     return _NUMBER_TAIL.match(text, end).end() == len(text)  # type: ignore[union-attr]
 
 
@@ -432,6 +452,8 @@ def _find_constant(text: str, start: int) -> int:
 def _too_deep(value: Any, text: str, start: int, end: int) -> bool:
     """Is the value read from ``text[start:end]`` nested deeper than MAX_DEPTH? Cheap
     unless the text has more brackets than levels allowed."""
+    if end - start <= 2 * MAX_DEPTH:
+        return False  # too short to open and close that many levels
     if text.count("[", start, end) + text.count("{", start, end) <= MAX_DEPTH:
         return False
     return _nested_deeper(value)

@@ -33,7 +33,9 @@ is an ``InputError`` at its ``FILE:LINE``.
 
 **TOML** (``toml_value``) is read by ``tomllib`` (``tomli`` before Python 3.11): one
 table, whose records follow the rule above. Dates and times are ISO 8601 text; a
-float JSON cannot hold (``inf``, ``nan``) stays its text (``values.NumberText``).
+number JSON cannot hold (``inf``, ``nan``, ``1e-400``, a hex, octal or binary integer of
+more than 4,300 decimal digits) stays its text (``values.NumberText``: its decimal digits
+for such an integer); a decimal integer that long is refused at its line.
 
 **YAML** is read by ``sources.collection.safe_yaml`` (YAML 1.2, safe, alias bombs refused).
 """
@@ -42,7 +44,6 @@ from __future__ import annotations
 
 import csv
 import datetime
-import math
 import os
 import re
 import sys
@@ -50,7 +51,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agentout.errors import InputError
-from agentout.records.values import NumberText
+from agentout.records.values import json_safe, number_or_text
 
 __all__ = [
     "COLLECTION_KEYS",
@@ -203,8 +204,11 @@ _TOML_WHERE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 
 def _toml_float(text: str) -> Any:
-    value = float(text)
-    return value if math.isfinite(value) else NumberText(text)
+    return number_or_text(float(text), text)
+
+
+# An integer of more decimal digits than Python reads (4,300): tomllib refuses the file.
+_LONG_DECIMAL = re.compile(r"[0-9][0-9_]{4300,}")
 
 
 def toml_value(text: str, name: str) -> dict[str, Any]:
@@ -228,8 +232,12 @@ def toml_value(text: str, name: str) -> dict[str, Any]:
         raise InputError(
             f"{message} (TOML)", name, int(where.group(1)), int(where.group(2))
         ) from None
-    except ValueError as exc:  # an integer of more digits than Python reads
-        raise InputError(f"{str(exc).partition(';')[0]} (TOML)", name) from None
+    except ValueError:  # an integer of more digits than Python reads
+        found = _LONG_DECIMAL.search(text)
+        line = text.count("\n", 0, found.start()) + 1 if found else None
+        digits = f"{len(found.group().replace('_', '')):,} digits" if found else "too many digits"
+        message = f"an integer of {digits}, more than the 4,300 Python reads (TOML)"
+        raise InputError(message, name, line) from None
     plain: dict[str, Any] = _plain(value)
     return plain
 
@@ -241,4 +249,6 @@ def _plain(value: Any) -> Any:
         return [_plain(item) for item in value]
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
+    if type(value) is int:  # a hex, octal or binary one may be too long to print
+        return json_safe(value)
     return value

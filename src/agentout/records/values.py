@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["Cut", "NumberText", "int_text", "json_safe"]
+__all__ = ["Cut", "NumberText", "int_text", "json_safe", "number_or_text"]
 
 _ELLIPSIS = "…"
 # Python prints any integer of at most 640 digits (the least limit it can be set to);
@@ -69,6 +69,25 @@ def int_text(value: int) -> str:
         parts.append(str(low))
     head = parts.pop()
     return sign + head + "".join(part.rjust(_DIGITS, "0") for part in reversed(parts))
+
+
+def number_or_text(value: float, text: str) -> float | NumberText:
+    """``value``, read from ``text`` (a reader's number), or ``text`` itself as a
+    ``NumberText`` when no JSON value, or Python, holds it: a float that is not finite
+    (``1e999``), one that became zero from a text that is not (``1e-400``), an integer
+    too long for Python to print (``0x`` and 5,000 hex digits)."""
+    if isinstance(value, float):
+        if not math.isfinite(value) or (value == 0 and _nonzero(text)):
+            return NumberText(text)
+    elif value.bit_length() > _SAFE_BITS and not _printable(value):
+        return NumberText(text)
+    return value
+
+
+def _nonzero(text: str) -> bool:
+    """Whether a number's text has a digit other than 0 before its exponent."""
+    mantissa = text.lower().partition("e")[0]
+    return any(digit in mantissa for digit in "123456789")
 
 
 def _printable(value: int) -> bool:

@@ -5,8 +5,7 @@ expressions every scanner shares (compiled once, on first need).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = ["TAIL", "WINDOW", "plausible_value", "secret_key", "valid_jwt"]
 
@@ -50,9 +49,14 @@ _COMMON_VALUES = frozenset(
     b" optional undefined empty required redacted hidden masked secret password token"
     b" changeme xxxxxxxx secretstr".split()
 )
+# A line of a private key's body: after a grep or cat -n prefix, a diff's or a quote's mark
+# and any indentation (a YAML block scalar, code), a run of base64, maybe in a string
+# literal (``"MIIE...\n"`` then ``,``, ``+`` or a backslash), or a ``Proc-Type:`` header line,
+# or nothing. Spaces are read once (leading, or blank), so no line backtracks quadratically.
 _BODY_LINE = (
-    rb"(?:[^\s:]{1,256}[:-]\d+[:-]|[ \t]*\d+\t)?"
-    rb"(?:[A-Za-z0-9+/=]{1,1024}|[A-Za-z][A-Za-z0-9-]{0,63}: [^\n]{0,1024}|[ \t]*)\r?"
+    rb"(?:[^\s:]{1,256}[:-]\d+[:-]|[ \t]*\d+\t)?[+\->]?"
+    rb"(?:[ \t]*(?:(?:[bBrRuUfF]{0,2}[\"'`])?[A-Za-z0-9+/=]{1,1024}(?:\\r)?(?:\\n)?[\"'`]?"
+    rb"(?:[ \t]*[,+\\])?|[A-Za-z][A-Za-z0-9-]{0,63}: [^\n]{0,1024})[ \t]*|[ \t]*)\r?"
 )
 _MIN_ASSIGNED = 5
 _LOOK_BACK = 256  # how far before a separator its key may start
@@ -99,6 +103,10 @@ class _Patterns:
         self.flag_value = re.compile(_QUOTED + rb"|[^\s\"'`]+")
 
 
+class Search(Protocol):
+    def __call__(self, data: bytes, pos: int, end: int = -1) -> tuple[int, int] | None: ...
+
+
 _SHARED: _Patterns | None = None
 
 
@@ -128,8 +136,9 @@ def _re2_options() -> Any:
     return options
 
 
-def _searcher(compiled: Any) -> Callable[[bytes, int], tuple[int, int] | None]:
-    """``search(data, pos)``: the span of the first hit at or after ``pos``, or None.
+def _searcher(compiled: Any) -> Search:
+    """``search(data, pos, end)``: the span of the first hit in ``data[pos:end]`` (``end``
+    -1: to the end), or None.
 
     google-re2's ``search`` wraps each call in a generator and a match object; a hit line
     of secret-dense output pays that on every line, so its compiled expression is called
@@ -141,14 +150,14 @@ def _searcher(compiled: Any) -> Callable[[bytes, int], tuple[int, int] | None]:
     if raw is not None and anchor is not None and hasattr(raw, "Match"):
         match = raw.Match
 
-        def direct(data: bytes, pos: int) -> tuple[int, int] | None:
-            span: tuple[int, int] = match(anchor, data, pos, len(data))[0]
+        def direct(data: bytes, pos: int, end: int = -1) -> tuple[int, int] | None:
+            span: tuple[int, int] = match(anchor, data, pos, len(data) if end < 0 else end)[0]
             return None if span[0] < 0 else span
 
         return direct
 
-    def public(data: bytes, pos: int) -> tuple[int, int] | None:
-        found = compiled.search(data, pos)
+    def public(data: bytes, pos: int, end: int = -1) -> tuple[int, int] | None:
+        found = compiled.search(data, pos, len(data) if end < 0 else end)
         return None if found is None else found.span()
 
     return public

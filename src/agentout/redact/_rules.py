@@ -29,6 +29,7 @@ from agentout.frozen import Frozen
 
 __all__ = [
     "ADDED",
+    "ADDED_CUT",
     "EXCLUDED",
     "PLUGINS",
     "Rule",
@@ -85,10 +86,25 @@ ADDED: tuple[tuple[str, str], ...] = (
     ("google-api-key", r"AIza[0-9A-Za-z_\-]{35}"),
     ("npm-token", r"npm_[A-Za-z0-9]{36}"),
 )
+# A token a tool printed cut in the middle (pytest's ``'ghp_Ab3dE5fG7h...9vW1xY3z5A'``):
+# its format's known head, an ellipsis, its tail. What is left still gives half of it away.
+_CUT = r"(?:\.\.\.|…)[A-Za-z0-9_\-]{4,}"
+ADDED_CUT: tuple[tuple[str, str], ...] = (
+    ("github-token", r"(?<![A-Za-z0-9])(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{4,}" + _CUT),
+    ("gitlab-token", r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{4,}" + _CUT),
+    ("aws-key", r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{4,}" + _CUT),
+    ("anthropic-key", r"(?<![A-Za-z0-9_\-])sk-ant-[A-Za-z0-9_\-]{4,}" + _CUT),
+    ("openai-key", r"(?<![A-Za-z0-9_\-])sk-(?!ant-)[A-Za-z0-9_\-]{4,}" + _CUT),
+    ("stripe-key", r"(?<![A-Za-z0-9])[rs]k_(?:live|test)_[A-Za-z0-9]{4,}" + _CUT),
+    ("slack-token", r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9\-]{4,}" + _CUT),
+    ("google-api-key", r"(?<![A-Za-z0-9])AIza[A-Za-z0-9_\-]{4,}" + _CUT),
+    ("npm-token", r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{4,}" + _CUT),
+    ("jwt", r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{4,}(?:\.[A-Za-z0-9_\-]*)?" + _CUT),
+)
 # Private key blocks detect-secrets' header list lacks.
 ADDED_KEY_HEADERS = ("BEGIN ENCRYPTED PRIVATE KEY",)
 # Bump when the reading below changes, so caches written by older code are not used.
-_READER_VERSION = "2"
+_READER_VERSION = "3"
 _CACHE_ENV = "AGENTOUT_CACHE_DIR"
 _LOOKAROUND = r"\(\?<?[=!](?:[^()\\]|\\.)*\)"
 _REPEAT = r"(?<!\\)\{(\d+)(,(\d*))?\}"
@@ -318,6 +334,9 @@ def read_detect_secrets() -> RuleSet:
             rules.append(_rule(kind, compiled, group, f"detect-secrets {name}"))
     for kind, pattern in ADDED:
         rules.append(_rule(kind, re.compile(pattern), False, "agentout"))
+    for kind, pattern in ADDED_CUT:
+        cut = _rule(kind, re.compile(pattern), False, "agentout (printed cut)")
+        rules.append(cut.replace(check=""))  # a cut JSON Web Token decodes no more
     # Its default for text of no known type: the value must be quoted.
     for compiled, group_number in keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP.items():
         ignore_case = bool(compiled.flags & re.IGNORECASE)

@@ -9,8 +9,14 @@ secret costs that one pass and nothing else: no Python runs per line, and log te
 it a few times per megabyte at most. A line the pass hits is checked by the exact rules
 (Python ``re``, lookarounds and all) of the candidates it matches; the secrets they
 confirm are replaced by markers. Private key blocks span lines: their header starts a
-block whose base64 body is replaced up to the ``-----END`` line, keeping the number of
-lines.
+block whose base64 body (indented, quoted, after a grep or diff prefix) is replaced up to
+the ``-----END`` line, keeping the number of lines.
+
+Coloured or obfuscated output (escape sequences, backspaces, zero-width or control
+characters: ``_visible.DIRT``, one more family of the pass) is read as a reader sees it:
+from the first such line of a chunk, the pass runs over the chunk's text with those taken
+out (``_visible.Seen``, one C-speed substitution), each line it hits is read as printed
+and as seen, and what is found is hidden in the bytes as printed, colour kept.
 
 Nothing is compiled at import: the RE2 pass when a scanner is built, the rest when a line
 first needs it.
@@ -19,11 +25,10 @@ first needs it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from agentout.redact._found import marker
 from agentout.redact._names import PUBLIC_AWS, is_secret_name, kind_of_name
 from agentout.redact._patterns import (
     _ASSIGNED,
@@ -43,11 +48,17 @@ from agentout.redact._patterns import (
     valid_jwt,
 )
 from agentout.redact._spans import CONTEXT, FORMAT, VALUE, Span, merge, replace
+from agentout.redact._visible import DIRT, Seen, seen_lines
 
 if TYPE_CHECKING:
     from agentout.redact._rules import Rule, RuleSet
 
 __all__ = ["KeyBlock", "Scanner"]
+
+# How much is read as seen once a line with something a reader does not see is met, at
+# least and at most: then the bytes as printed again, so a stray control character costs
+# little, and coloured output, dirty line after line, is read as seen in long stretches.
+_STRETCH = (1 << 10, 1 << 16)
 
 
 class KeyBlock:
@@ -82,6 +93,7 @@ class Scanner:
         self._families = self._candidates()
         combined = b"|".join(pattern for _, pattern in self._families)
         self._search = _searcher(re2.compile(combined, _re2_options()))
+        self._dirt = _searcher(re2.compile(_b(DIRT), _re2_options()))
         # What to do with a line each family hits: "values", "assigned", ..., or the
         # indexes of the rules that share the family's candidate.
         self._actions: list[str | tuple[int, ...]] = [
@@ -111,6 +123,7 @@ class Scanner:
             ("assigned", _b(assigned)),
             ("authorization", _b(_AUTHORIZATION)),
             ("key", b"|".join(re.escape(_b(h)) for h in self._rules.key_headers)),
+            ("dirt", _b(DIRT)),  # what a reader does not see: the line is read as seen too
         ]
         return families
 
@@ -156,10 +169,29 @@ class Scanner:
         """The secrets in one line (no newline in it), merged; and whether a private key
         block opens on it without closing (its body follows on the next lines).
 
+        A line with something a reader does not see (``DIRT``) is read twice: as printed,
+        and as seen (``_visible.Seen``), whose secrets are mapped back to the bytes; one
+        with a backspace a third time, with the backspace only taken out.
+
         Only the exact rules of the candidates the line matches run, unless ``every``
         (for tests: what the exact rules find whatever the candidates say)."""
+        found, opened, dirty = self._spans_in(line, every)
+        if dirty:
+            views = [Seen(line, self._dirty)]
+            if b"\x08" in line:  # a backspace may overstrike, or only be there
+                views.append(Seen(line, self._dirty, "out"))
+            for seen in views:
+                more, opened_seen, _ = self._spans_in(seen.text, every)
+                found = merge(found + seen.to_raw(more))
+                opened = opened or opened_seen
+        return found, opened
+
+    def _dirty(self, data: bytes) -> bool:
+        return self._dirt(data, 0) is not None
+
+    def _spans_in(self, line: bytes, every: bool) -> tuple[list[Span], bool, bool]:
         found: list[Span] = []
-        opened = False
+        opened = dirty = False
         families = range(len(self._families)) if every else self._which(line) or ()
         for family in families:
             name = self._actions[family]
@@ -179,7 +211,9 @@ class Scanner:
                 self._authorization_spans(line, found)
             elif name == "key":
                 opened = self._private_key(line, found)
-        return merge(found), opened
+            elif name == "dirt":
+                dirty = not every or self._dirty(line)
+        return merge(found), opened, dirty
 
     def _format_span(
         self, rule: Rule, m: re.Match[bytes], extend: re.Pattern[bytes] | None, line: bytes
@@ -320,13 +354,40 @@ class Scanner:
 
     def redact(self, data: bytes, block: KeyBlock, final: bool = True) -> tuple[bytes, list[str]]:
         """``data`` with its secrets replaced, and the kind of each. Unless ``final``,
-        ``data`` ends at a line end; ``block`` carries an open private key across calls."""
-        out: list[bytes] = []
+        ``data`` ends at a line end; ``block`` carries an open private key across calls.
+
+        The one pass runs over the bytes as printed until it meets a line with something
+        a reader does not see (colour, a backspace, a zero-width character: ``DIRT``);
+        from that line it runs over the next stretch of text as seen (``_visible``), and
+        what it finds there is hidden in the bytes as printed; then as printed again. Each
+        line it hits is read both ways, so where the pass switches changes nothing: any
+        chunking gives the same bytes."""
+        hidden: list[Span] = []
         kinds: list[str] = []
-        pos = 0
+        pos: int | None = 0
+        stretch = _STRETCH[0]
+        while pos is not None and pos < len(data):
+            switch = self._walk(data, pos, block, hidden, kinds)
+            if switch is None:
+                break
+            # Coloured output is dirty line after line: read it as seen in longer stretches.
+            stretch = min(stretch * 4, _STRETCH[1]) if switch == pos else _STRETCH[0]
+            pos = self._walk_seen(data, switch, stretch, block, hidden, kinds)
+        if final:
+            block.open = block.marked = False
+        return replace(data, hidden), kinds
+
+    def _walk(
+        self, data: bytes, pos: int, block: KeyBlock, hidden: list[Span], kinds: list[str]
+    ) -> int | None:
+        """The pass over clean bytes from ``pos`` (a line start); where the next lines must
+        be read as seen, or None."""
         n = len(data)
         if block.open:
-            pos = self._body(data, 0, block, out, kinds)
+            start, pos = pos, self._body_end(data, pos)
+            if self._dirty_through(data, start, pos):
+                return start
+            self._hide_body(data, start, pos, self._same_line(data), block, hidden, kinds)
         while pos < n:
             hit = self._search(data, pos)
             if hit is None:
@@ -335,37 +396,106 @@ class Scanner:
             start = max(data.rfind(b"\n", 0, hit_start) + 1, pos)
             last = data.find(b"\n", max(hit_end - 1, hit_start))
             last = n if last < 0 else last
+            if self._dirt(data, start, last) is not None:
+                return start
             while start <= last:  # every line the hit touches
                 end = data.find(b"\n", start, last + 1)
                 end = last if end < 0 else end
-                out.append(data[pos:start])
                 before = len(kinds)
-                opened = self._line(data[start:end], out, kinds)
+                opened = self._line(data, start, end, hidden, kinds)
                 pos = end
                 if opened:
                     block.marked = "private-key" in kinds[before:]
                     body = min(end + 1, n)
-                    out.append(data[end:body])
-                    pos = self._body(data, body, block, out, kinds)
+                    pos = self._body_end(data, body)
+                    if self._dirty_through(data, body, pos):
+                        block.open = True
+                        return body
+                    self._hide_body(data, body, pos, self._same_line(data), block, hidden, kinds)
                     break
                 start = end + 1
-        if final:
-            block.open = block.marked = False
-        if pos == 0:
-            return data, kinds
-        out.append(data[pos:])
-        return b"".join(out), kinds
+        return None
 
-    def _line(self, line: bytes, out: list[bytes], kinds: list[str]) -> bool:
-        """Append ``line`` redacted; a line longer than ``window`` goes window by window."""
-        start = 0
-        while len(line) - start > self.window:
-            text, found, cut = self.window_of(line[start : start + self.window])
-            out.append(text)
-            kinds += found
+    def _walk_seen(
+        self,
+        data: bytes,
+        origin: int,
+        stretch: int,
+        block: KeyBlock,
+        hidden: list[Span],
+        kinds: list[str],
+    ) -> int:
+        """The pass over the lines from ``origin`` for about ``stretch`` bytes as a reader
+        sees them; each line it hits is read from the bytes as printed (``_line``), and a
+        private key body is hidden there. Returns where the stretch ends (a line start).
+        Where it ends changes nothing: a line is seen the same whatever stretch holds it."""
+        end = data.find(b"\n", origin + stretch)
+        stop = len(data) if end < 0 else end + 1
+        raw = data[origin:stop]
+        text = seen_lines(raw, self._dirt)
+        n = len(text)
+        lines: list[bytes] = []  # the lines of ``raw``, split on first need
+        line = 0  # the line of text[counted], which starts at data[first]
+        counted, first = 0, origin
+
+        def raw_at(at: int) -> int:
+            """Where the line that starts at ``at`` in the text starts in ``data``."""
+            nonlocal counted, line, first
+            if at >= n:
+                return stop
+            if not lines:
+                lines.extend(raw.split(b"\n"))
+            ahead = text.count(b"\n", counted, at)
+            first += sum(map(len, lines[line : line + ahead])) + ahead
+            line += ahead
+            counted = at
+            return first
+
+        def raw_line(at: int) -> tuple[int, int]:
+            """Where the line that starts at ``at`` in the text is in ``data``."""
+            start = raw_at(at)
+            end = data.find(b"\n", start, stop)
+            return start, stop if end < 0 else end
+
+        pos = 0
+        if block.open:
+            pos = self._body_end(text, 0)
+            self._hide_body(text, 0, pos, raw_line, block, hidden, kinds)
+        while pos < n:
+            hit = self._search(text, pos)
+            if hit is None:
+                break
+            hit_start, hit_end = hit
+            start = max(text.rfind(b"\n", 0, hit_start) + 1, pos)
+            last = text.find(b"\n", max(hit_end - 1, hit_start))
+            last = n if last < 0 else last
+            while start <= last:
+                end = text.find(b"\n", start, last + 1)
+                end = last if end < 0 else end
+                before = len(kinds)
+                opened = self._line(data, *raw_line(start), hidden, kinds)
+                pos = end
+                if opened:
+                    block.marked = "private-key" in kinds[before:]
+                    body = min(end + 1, n)
+                    pos = self._body_end(text, body)
+                    self._hide_body(text, body, pos, raw_line, block, hidden, kinds)
+                    break
+                start = end + 1
+        return stop
+
+    def _line(
+        self, data: bytes, start: int, end: int, hidden: list[Span], kinds: list[str]
+    ) -> bool:
+        """The secrets of the line ``data[start:end]``; one longer than ``window`` is read
+        window by window, as a stream reads it when it arrives in pieces."""
+        while end - start > self.window:
+            spans, cut = self._window(data[start : start + self.window])
+            hidden += [(s + start, e + start, p, k) for s, e, p, k in spans]
+            kinds += [kind for _, _, _, kind in spans]
             start += cut
-        spans, opened = self.spans(line[start:] if start else line)
-        out.append(replace(line[start:] if start else line, spans))
+        spans, opened = self.spans(data[start:end])
+        hidden += [(s + start, e + start, p, k) for s, e, p, k in spans]
         kinds += [kind for _, _, _, kind in spans]
         return opened
 
@@ -373,30 +503,68 @@ class Scanner:
         """A window of a line too long to hold: its first part redacted, the kinds found
         there, and where the next window starts (``tail`` bytes before the end, or after
         a secret that crosses that point, so no secret is cut in two)."""
+        kept, cut = self._window(piece)
+        return replace(piece[:cut], kept), [kind for _, _, _, kind in kept], cut
+
+    def _window(self, piece: bytes) -> tuple[list[Span], int]:
         spans, _ = self.spans(piece)
         cut = len(piece) - self.tail
         kept = [span for span in spans if span[0] < cut]
         if kept:
             cut = max(cut, kept[-1][1])
-        return replace(piece[:cut], kept), [kind for _, _, _, kind in kept], cut
+        return kept, cut
 
-    def _body(
-        self, data: bytes, start: int, block: KeyBlock, out: list[bytes], kinds: list[str]
-    ) -> int:
-        """Replace the private key body that starts at ``start`` (a line start) by one
-        marker and as many line ends; return where the body ends."""
+    # -- private key bodies ---------------------------------------------------------------
+
+    def _body_end(self, data: bytes, start: int) -> int:
+        """Where the private key body that starts at ``start`` (a line start) ends."""
         match = _patterns().body.match(data, start)
-        end = match.end() if match else start
-        body = data[start:end]
-        if body.strip():
-            if not block.marked:
-                block.marked = True
-                kinds.append("private-key")
-                out.append(marker("private-key"))
-            out.append(b"\n" * body.count(b"\n"))
-        else:
-            out.append(body)
-        block.open = end >= len(data)  # it may go on in the next chunk
+        return match.end() if match else start
+
+    def _dirty_through(self, data: bytes, start: int, stop: int) -> bool:
+        """Whether a body read in the bytes as printed, from ``start`` to ``stop``, or the
+        line it stops at holds anything a reader does not see: then it is read as seen."""
+        end = data.find(b"\n", stop)
+        return self._dirt(data, start, len(data) if end < 0 else end) is not None
+
+    @staticmethod
+    def _same_line(data: bytes) -> Callable[[int], tuple[int, int]]:
+        """Where a line of ``data`` is, read as printed: where it is."""
+
+        def place(at: int) -> tuple[int, int]:
+            end = data.find(b"\n", at)
+            return at, len(data) if end < 0 else end
+
+        return place
+
+    def _hide_body(
+        self,
+        text: bytes,
+        start: int,
+        stop: int,
+        raw_line: Callable[[int], tuple[int, int]],
+        block: KeyBlock,
+        hidden: list[Span],
+        kinds: list[str],
+    ) -> None:
+        """Hide the private key body ``text[start:stop]`` (whole lines, as read), line by
+        line in the bytes as printed (``raw_line``: where a line of the text is there):
+        the block's first line that is not blank becomes its marker, the others empty,
+        blank lines stay. Line by line, so the bytes are the same however the body is cut
+        into chunks. It may go on in the next chunk when it runs to the end of the text."""
+        pos = start
+        while pos < stop:
+            end = text.find(b"\n", pos, stop)
+            end = stop if end < 0 else end
+            if text[pos:end].strip():
+                kind = ""
+                if not block.marked:
+                    block.marked = True
+                    kinds.append("private-key")
+                    kind = "private-key"
+                first, last = raw_line(pos)
+                hidden.append((first, last, FORMAT, kind))
+            pos = end + 1
+        block.open = stop >= len(text)
         if not block.open:
             block.marked = False
-        return end

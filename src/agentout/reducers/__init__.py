@@ -1,14 +1,10 @@
 """Reducers: one command family's output in its compact form, keeping the family's facts.
 
-A reducer is matched on the command's words (``command_words``: the argv with ``env``,
-``VAR=x``, ``python -m``, ``npx``, ``uv run`` and the like taken off the front, and a
-tool's global options such as ``git -C DIR`` skipped), never on a substring of the
-command line. It reads the output as lines (terminal escapes and redraws already
-resolved) and gives records for the ``raw`` format: blocks of text that stand for output
-lines, and the order they matter in. It declares its facts: patterns whose every match
-in the output must survive in what it gives (``agentout.reducers.facts`` checks them).
+What a reducer is, reads and answers (the command words it matches, its facts) is
+``agentout.reducers.model``.
 
-Reducers are found, first match wins, in: the project's ``.agentout/reducers/``, the
+Reducers are found, first match wins, in: the project's ``.agentout/reducers/`` (once the
+user trusts them: ``agentout reducers trust``), the
 user's config directory, the ``agentout.reducers`` entry point group, the built-ins.
 Output a reducer cannot read (it returns None) is handled by the generic reducer, and
 so is output too large to read whole (``REDUCE_MAX_BYTES``).

@@ -203,6 +203,7 @@ def cases_for(
 
 def check(reducer: Reducer, case: Case) -> Outcome:
     """``case`` delivered as ``agentout run`` would, with ``reducer`` (see the module)."""
+    from agentout.deliver.limits import CLIENT_LIMIT_CHARS
     from agentout.deliver.text import TextSettings, deliver_output
     from agentout.deliver.whole import lines_of
     from agentout.reducers.complete import dropped_line
@@ -215,12 +216,13 @@ def check(reducer: Reducer, case: Case) -> Outcome:
 
     outcome = Outcome(reducer.name, case.name)
     with tempfile.TemporaryDirectory(prefix="agentout-verify-") as scratch:
-        capture = Capture(threshold=8192, store=SpillStore(Path(scratch) / "spill"))
+        limit = CLIENT_LIMIT_CHARS  # as agentout run delivers it to Claude Code
+        capture = Capture(threshold=limit, store=SpillStore(Path(scratch) / "spill"))
         capture.feed(case.output)
         capture.close()
         delivered = deliver_output(
             capture,
-            TextSettings(8192),
+            TextSettings(limit),
             argv=case.argv,
             exit_status=case.exit,
             header={"exit": case.exit},

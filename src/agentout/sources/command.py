@@ -232,12 +232,30 @@ def _tests(
         return None  # it cannot start: run it as any command, which says why
     seconds = done.run.duration or 0.0
     outcome = CommandOutcome(tuple(done.argv), done.exit_status, seconds)
-    text, hidden = (done.text, 0)
+    text, printed, hidden = done.text, done.printed, 0
     if redactor is not None:
         text, found = redactor.redact_text(done.text)
         hidden = found.total
-    delivery = TextDelivery(text, "reduced", reducer=f"tests/{done.runner}", secrets=hidden)
+        if printed is not None:
+            printed, found = redactor.redact_text(printed)
+            hidden = max(hidden, found.total)
+    name = f"tests/{done.runner}"
+    said = printed if printed and printed.strip() else None
+    if done.exit_status == 0 and said is not None and _fewer_tokens(said, text, tokenizer):
+        # a passing run the runner said in fewer words: what it printed, never more
+        whole = TextDelivery(said, "whole", reducer=name, secrets=hidden, raw=said)
+        return CommandRun(outcome, whole)
+    delivery = TextDelivery(text, "reduced", reducer=name, secrets=hidden, raw=printed)
     return CommandRun(outcome, delivery)
+
+
+def _fewer_tokens(printed: str, report: str, tokenizer: str | Tokenizer | None) -> bool:
+    """Whether the runner's own output costs no more than the report (the report's
+    tokenizer is loaded already: packing it counted)."""
+    from agentout.tokens import count_until, get_tokenizer
+
+    counter = get_tokenizer(tokenizer)
+    return count_until(printed, counter.count(report), counter) is not None
 
 
 def _tasks(argv: Sequence[str], cwd: str | os.PathLike[str] | None) -> Prepared | None:

@@ -10,7 +10,10 @@ output goes when the remote one cannot be reached) with an object store behind i
 - ``address``: parsing ``AGENTOUT_STORE`` / ``--store`` into a local path or a URL.
 - ``remote``: the object store through fsspec: listing, ranged reads, removal.
 - ``upload``: streaming a spill to the object store from a helper process while the
-  output still arrives (memory flat, the command never waits on the network).
+  output still arrives (memory flat, the command never waits on the network), or, in a
+  long-lived server, through one uploader in the process.
+- ``timeouts``: the deadline of every call to an object store, and the grace ``run``
+  gives its upload.
 - ``index``: the line index uploaded beside each object, so ``show`` reads one page
   with a few ranged reads instead of the whole object.
 """

@@ -7,6 +7,10 @@ store, in large writes, so the command is never held up by more than a ``write``
 is analysed here: the lines that matter are found afterwards, from memory or from the
 file, so the reader keeps pace with the pipe.
 
+Reading back (``whole``, ``scan``) goes through the writer's own descriptor, which it
+keeps, with its lock, after the commit: an ``agentout clean`` running beside the command,
+at any age, cannot take the output away from it (and leaves a locked file alone).
+
 If the store cannot be written (read-only, full, unsafe), the capture falls back to
 bounded memory: what was already written is read back through a ``Scan`` and the file
 removed, and from then on every piece goes to the scan, which keeps the first and last
@@ -34,7 +38,6 @@ __all__ = [
     "resolve_threshold",
 ]
 
-_READ_BYTES = 4 << 20
 Mode = Literal["auto", "inline", "file"]
 MODES: tuple[Mode, ...] = ("auto", "inline", "file")
 DEFAULT_INLINE_THRESHOLD = 8192
@@ -174,7 +177,9 @@ class Capture:
 
         scan = Scan()
         if self.writer is not None:
-            for piece in _read_back(self.writer):
+            with contextlib.suppress(OSError):
+                self.writer.flush()
+            for piece in self.writer.read_back():
                 scan.feed(piece)
             self.writer.abort()
             self.writer = None
@@ -197,11 +202,7 @@ class Capture:
             return None
         if self.memory is not None:
             return bytes(self.memory)
-        path = self._path()
-        if path is None:
-            return None
-        with open(path, "rb") as stream:
-            return stream.read()
+        return None if self.writer is None else b"".join(self._stored())
 
     def scan(self) -> Scan:
         """A scan of the whole output (from memory, the file, or the one kept on failure)."""
@@ -213,36 +214,16 @@ class Capture:
         if self.memory is not None:
             scan.feed(bytes(self.memory))
             return scan
-        path = self._path()
-        if path is not None:
-            with open(path, "rb") as stream:
-                while piece := stream.read(_READ_BYTES):
-                    scan.feed(piece)
+        for piece in self._stored():
+            scan.feed(piece)
         return scan
 
-    def _path(self) -> str | None:
-        if self.ref is not None:
-            return str(self.ref.path)
-        if self.writer is not None:
+    def _stored(self) -> Iterator[bytes]:
+        """The stored output, read back through the writer's descriptor."""
+        writer = self.writer
+        if writer is None:
+            return
+        if self.ref is None:
             with contextlib.suppress(OSError):
-                self.writer.flush()
-                return str(self.writer.temp)
-        return None
-
-
-def _read_back(writer: SpillWriter) -> Iterator[bytes]:
-    """What ``writer`` wrote, a piece at a time (the salvage a failed store allows)."""
-    with contextlib.suppress(OSError):
-        writer.flush()
-    done = 0
-    fd = writer.descriptor
-    if fd is None:
-        return
-    with contextlib.suppress(OSError):
-        while done < writer.flushed:
-            piece = os.pread(fd, min(_READ_BYTES, writer.flushed - done), done)
-            if not piece:
-                return
-            yield piece
-            done += len(piece)
-    yield writer.pending
+                writer.flush()
+        yield from writer.read_back()

@@ -7,35 +7,43 @@ prefixes never see each other's objects. Reads are ranged (``RangedReader``): a 
 fetches a few small ranges, growing only while the reader keeps going (``grep`` streams
 the object in pieces of at most 4 MiB). Credentials come from each cloud's own chain
 (environment, profile, instance role): agentout passes none.
+
+Every call has a deadline (``agentout.store.timeouts``): the connect and read timeouts
+go to the S3 client, and the whole call, retries included, is cancelled when it passes
+``AGENTOUT_STORE_DEADLINE``, on every backend: ``StoreUnreachable`` says so.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from agentout.errors import AgentoutError
 from agentout.store.address import EXTRAS, RemoteAddress
+from agentout.store.timeouts import Timeouts
 
-__all__ = ["RangedReader", "RemoteObject", "RemoteStore", "StoreUnreachable"]
+__all__ = [
+    "RangedReader",
+    "RemoteObject",
+    "RemoteStore",
+    "StoreUnreachable",
+    "in_thread",
+    "reason",
+]
 
 _FIRST_RANGE = 8 << 10
 _LAST_RANGE = 4 << 20
-# Fail fast when the store cannot be reached: the output is kept locally instead.
-_S3_OPTIONS: dict[str, Any] = {
-    "config_kwargs": {
-        "connect_timeout": 5,
-        "read_timeout": 60,
-        "retries": {"max_attempts": 2, "mode": "standard"},
-    }
-}
+_S3_ATTEMPTS = 2  # botocore's attempts of one request (fail fast: the local store serves)
 _S3_RETRIES = 2  # s3fs's own retries around botocore's (5 by default, with sleeps)
 
 
-class StoreUnreachable(Exception):
-    """The object store could not be used (network, credentials, missing package)."""
+class StoreUnreachable(AgentoutError):
+    """The object store could not be used (network, credentials, missing package, no
+    answer within the deadline)."""
 
 
 @dataclass(frozen=True)
@@ -48,8 +56,9 @@ class RemoteObject:
 class RemoteStore:
     """The objects under one ``RemoteAddress``; ``fetched`` counts the bytes read."""
 
-    def __init__(self, address: RemoteAddress) -> None:
+    def __init__(self, address: RemoteAddress, timeouts: Timeouts | None = None) -> None:
         self.address = address
+        self.timeouts = timeouts if timeouts is not None else Timeouts.from_env()
         self.fetched = 0
 
     @cached_property
@@ -59,7 +68,7 @@ class RemoteStore:
         try:
             import fsspec
 
-            options = dict(_S3_OPTIONS) if protocol == "s3" else {}
+            options = self._s3_options() if protocol == "s3" else {}
             fs = fsspec.filesystem(protocol, **options)
         except ImportError as exc:
             extra, package = EXTRAS[protocol]
@@ -67,10 +76,41 @@ class RemoteStore:
                 f"{protocol}:// needs {package}: pip install 'agentout[{extra}]' ({exc})"
             ) from None
         except Exception as exc:
-            raise StoreUnreachable(_reason(exc)) from exc
+            raise StoreUnreachable(reason(exc)) from exc
         if protocol == "s3":
             fs.retries = _S3_RETRIES
         return fs
+
+    def _s3_options(self) -> dict[str, Any]:
+        limits = self.timeouts
+        return {
+            "config_kwargs": {
+                "connect_timeout": limits.connect,
+                "read_timeout": limits.read,
+                "retries": {"max_attempts": _S3_ATTEMPTS, "mode": "standard"},
+            }
+        }
+
+    def call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """``fs.METHOD(*args, **kwargs)`` within the deadline; ``StoreUnreachable`` past it
+        or on any failure but a missing object (``FileNotFoundError``, raised as it is).
+        An async filesystem (s3fs, gcsfs, adlfs) has the call cancelled at the deadline;
+        another is left to finish in a thread of its own while the caller goes on."""
+        fs = self.fs
+        deadline = self.timeouts.deadline
+        try:
+            if getattr(fs, "async_impl", False):
+                from fsspec.asyn import sync
+
+                return sync(fs.loop, getattr(fs, "_" + method), *args, timeout=deadline, **kwargs)
+            return in_thread(getattr(fs, method), args, kwargs, deadline)
+        except FileNotFoundError:
+            raise
+        except Exception as exc:
+            if _timed_out(exc):
+                limit = self.timeouts.describe("deadline")
+                raise StoreUnreachable(f"no answer within {limit}") from None
+            raise StoreUnreachable(reason(exc)) from exc
 
     def key(self, name: str) -> str:
         return f"{self.address.root}/{name}"
@@ -83,11 +123,9 @@ class RemoteStore:
     def size(self, name: str) -> int | None:
         """The object's size; None if there is no such object."""
         try:
-            info = self.fs.info(self.key(name))
+            info = self.call("info", self.key(name))
         except FileNotFoundError:
             return None
-        except Exception as exc:
-            raise StoreUnreachable(_reason(exc)) from exc
         if info.get("type") not in (None, "file"):
             return None
         return int(info["size"])
@@ -98,23 +136,16 @@ class RemoteStore:
     def read(self, name: str, start: int, end: int) -> bytes:
         """Bytes ``start`` to ``end`` of an object (fewer at its end); FileNotFoundError
         if there is no such object."""
-        try:
-            data: bytes = self.fs.cat_file(self.key(name), start=start, end=end)
-        except FileNotFoundError:
-            raise
-        except Exception as exc:
-            raise StoreUnreachable(_reason(exc)) from exc
+        data: bytes = self.call("cat_file", self.key(name), start=start, end=end)
         self.fetched += len(data)
         return data
 
     def objects(self) -> list[RemoteObject]:
         """The objects directly under the prefix (not in namespaces), by name."""
         try:
-            entries = self.fs.ls(self.address.root, detail=True, refresh=True)
+            entries = self.call("ls", self.address.root, detail=True, refresh=True)
         except FileNotFoundError:
             return []
-        except Exception as exc:
-            raise StoreUnreachable(_reason(exc)) from exc
         found = []
         for entry in entries:
             if entry.get("type") != "file":
@@ -129,19 +160,15 @@ class RemoteStore:
 
     def put(self, name: str, data: bytes) -> None:
         try:
-            self.fs.pipe_file(self.key(name), data)
-        except Exception as exc:
-            raise StoreUnreachable(_reason(exc)) from exc
+            self.call("pipe_file", self.key(name), data)
+        except FileNotFoundError as exc:  # no such bucket
+            raise StoreUnreachable(reason(exc)) from exc
 
     def remove(self, names: list[str]) -> None:
         if not names:
             return
-        try:
-            self.fs.rm([self.key(name) for name in names])
-        except FileNotFoundError:
-            pass
-        except Exception as exc:
-            raise StoreUnreachable(_reason(exc)) from exc
+        with contextlib.suppress(FileNotFoundError):
+            self.call("rm", [self.key(name) for name in names])
 
 
 def _mtime(entry: dict[str, Any]) -> float:
@@ -162,7 +189,39 @@ def _mtime(entry: dict[str, Any]) -> float:
     return 0.0
 
 
-def _reason(exc: BaseException) -> str:
+def in_thread(function: Any, args: Any, kwargs: Any, seconds: float) -> Any:
+    """``function(*args, **kwargs)`` in a daemon thread, waited for ``seconds`` at most."""
+    import threading
+
+    done: list[Any] = []
+    failed: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            done.append(function(*args, **kwargs))
+        except BaseException as exc:
+            failed.append(exc)
+
+    worker = threading.Thread(target=call, name="agentout-store-call", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise TimeoutError
+    if failed:
+        raise failed[0]
+    return done[0]
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """A call cancelled at its deadline (fsspec's FSTimeoutError, asyncio's, ours)."""
+    import asyncio
+
+    return isinstance(exc, (TimeoutError, asyncio.TimeoutError)) or (
+        type(exc).__name__ == "FSTimeoutError"
+    )
+
+
+def reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -199,9 +258,13 @@ class RangedReader(io.RawIOBase):
             return b""
         end = min(self._size, self._pos + self._range)
         try:
-            data: bytes = self._store.fs.cat_file(self._key, start=self._pos, end=end)
-        except Exception as exc:
-            raise OSError(f"{self._key}: {_reason(exc)}") from exc
+            data: bytes = self._store.call("cat_file", self._key, start=self._pos, end=end)
+        except FileNotFoundError:
+            raise OSError(f"{self._key}: removed while it was read") from None
+        except StoreUnreachable as exc:
+            where = self._store.address
+            name = self._key.rsplit("/", 1)[-1]
+            raise StoreUnreachable(f"store {where} unreachable reading {name} ({exc})") from None
         if not data:
             raise OSError(f"{self._key}: the object ended early (at byte {self._pos})")
         self._store.fetched += len(data)

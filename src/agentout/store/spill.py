@@ -8,8 +8,9 @@ content's SHA-256 (the same data, the same name, any day), and written atomicall
 temporary file in the store, fsync, then ``os.replace`` under the final name, so no
 partial file is ever visible under a name ``show`` would accept. Files are kept 7 days:
 the first write of a process prunes older ones, and ``agentout clean`` removes them on
-demand; only files agentout wrote are ever removed, and never a temporary file that a
-live writer holds (it keeps an exclusive ``flock`` on it until it commits or aborts).
+demand; only files agentout wrote are ever removed, and never one that a live writer
+holds (it keeps an exclusive ``flock`` on its file from the first byte until it is done
+reading it back, after the commit), whatever its age.
 
 Files are written by ``agentout.store.writer``, through ``os.write`` on a raw
 descriptor with a small buffer: memory stays flat whatever the size, and a full disk
@@ -47,6 +48,7 @@ from agentout.store.writer import (
     deferred_uploads,
     found_unreachable,
     lock_file,
+    mark_unreachable,
     say_unreachable,
     sha256,
 )
@@ -121,6 +123,9 @@ class SpillStore:
         parsed = parse_address(address, where=where)
         if isinstance(parsed, Path):
             return cls(parsed)
+        from agentout.store.timeouts import Timeouts
+
+        Timeouts.from_env()  # a bad timeout is refused here, before anything is written
         # This machine's copies, one directory per remote store: two prefixes never
         # see each other's output here either.
         digest = sha256(parsed.url.encode("utf-8")).hexdigest()[:16]
@@ -201,14 +206,13 @@ class SpillStore:
         path = self.root / name
         if self.remote_address is not None and not os.path.lexists(path):
             self._fetch(name)
+        unreachable = None if self.remote_address is None else found_unreachable(self.address)
         try:
             info = os.lstat(path)
         except FileNotFoundError:
-            where = self.root if self.remote_address is None else self.address
-            raise SpillError(
-                f"{ref}: no such spilled file in {where} (removed by `agentout clean`, "
-                f"or older than {DEFAULT_RETENTION_DAYS} days?); run the command again"
-            ) from None
+            raise self._missing(ref, "spilled file") from None
+        if unreachable is not None:  # served from here: say so, once
+            say_unreachable(self.address, unreachable, self.root)
         if stat.S_ISLNK(info.st_mode):
             raise SpillError(f"{ref}: is a symlink, not a spilled file; refusing to follow it")
         if not stat.S_ISREG(info.st_mode) or _foreign(info):
@@ -257,14 +261,34 @@ class SpillStore:
                 if ".." in candidate.parts or parent_dir != self.root:
                     raise SpillError(f"{ref}: not in the spill store ({self.address}); refusing it")
             name = candidate.name
+        if _REF.match(name):  # what agentout printed, and nothing here has it
+            raise self._missing(ref, "reference")
         if not NAME_PATTERN.match(name):
             raise SpillError(f"{ref}: not a file agentout spilled (names look like {_EXAMPLE})")
         return name
 
+    def _missing(self, ref: str, what: str) -> SpillError:
+        """``ref`` is in none of the places it was looked for: the error saying where."""
+        unreachable = None if self.remote_address is None else found_unreachable(self.address)
+        if unreachable is not None:
+            return SpillError(
+                f"{ref}: store {self.address} unreachable ({unreachable}), and no such "
+                f"{what} in this machine's copies ({self.root})"
+            )
+        gone = f"removed by `agentout clean`, or older than {DEFAULT_RETENTION_DAYS} days?"
+        if what == "reference":
+            where = self.root if self.remote_address is None else f"{self.address}, {self.root}"
+            return SpillError(
+                f"{ref}: no such reference in the store (looked in {where}; {gone}); "
+                "run the command again"
+            )
+        where = self.root if self.remote_address is None else self.address
+        return SpillError(f"{ref}: no such {what} in {where} ({gone}); run the command again")
+
     def find_id(self, ident: str) -> str:
         """The name of the stored file whose 16 hex digits are ``ident`` (what agentout
         prints in markers and closing lines); ``ident`` itself if there is none."""
-        if not re.fullmatch(r"[0-9a-f]{16}", ident):
+        if not _REF.match(ident):
             return ident
         remote = self._reachable()
         if remote is not None:
@@ -289,7 +313,9 @@ class SpillStore:
         return self.remote
 
     def _degrade(self, reason: str) -> None:
-        say_unreachable(self.remote_address, reason, self.root)
+        """The object store failed: no more calls to it in this process. What is read
+        from the local store instead says so on stderr (``resolve``), or the error does."""
+        mark_unreachable(self.address, reason)
 
     def open_indexed(self, ref: str) -> tuple[BinaryIO, LineIndex | None]:
         """``open_ref``, and the object's line index when it is read from a remote store
@@ -375,14 +401,17 @@ class SpillStore:
             for entry in entries:
                 if not (NAME_PATTERN.match(entry.name) or TEMP_PATTERN.match(entry.name)):
                     continue
-                info = entry.stat(follow_symlinks=False)
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue  # committed under its name, or removed, since it was listed
                 if stat.S_ISREG(info.st_mode) and not _foreign(info):
                     out.append(StoredFile(Path(entry.path), info.st_size, info.st_mtime))
         return sorted(out, key=lambda f: f.path.name)
 
     def clean(self, older_than: float, *, dry_run: bool = False) -> list[StoredFile]:
-        """Remove agentout's files last modified more than ``older_than`` seconds ago;
-        a temporary file is removed only if no live writer holds it, whatever its age.
+        """Remove agentout's files last modified more than ``older_than`` seconds ago,
+        each only if no live writer holds it (whatever its age).
         With a remote store, its objects (and their indexes) instead: nothing else under
         the prefix, nothing in its namespaces."""
         remote = self.remote
@@ -403,21 +432,13 @@ class SpillStore:
         cutoff = time.time() - older_than
         removed: list[StoredFile] = []
         for stored in self._local_files():
-            if stored.mtime > cutoff:
-                continue
-            if TEMP_PATTERN.match(stored.path.name):
-                if not _remove_abandoned(stored.path, dry_run):
-                    continue
-            elif not dry_run:
-                try:
-                    os.unlink(stored.path)  # unlink never follows a symlink
-                except FileNotFoundError:
-                    continue
-            removed.append(stored)
+            if stored.mtime <= cutoff and _remove_unheld(stored.path, dry_run):
+                removed.append(stored)
         return removed
 
 
 _EXAMPLE = "run-0123456789abcdef.log"
+_REF = re.compile(r"[0-9a-f]{16}\Z")
 
 
 def _local_root() -> Path:
@@ -430,8 +451,9 @@ def _local_root() -> Path:
     return user_dir("cache") / "spill"
 
 
-def _remove_abandoned(path: PurePath, dry_run: bool) -> bool:
-    """Remove a temporary file unless a writer holds its lock; whether it was (would be)."""
+def _remove_unheld(path: PurePath, dry_run: bool) -> bool:
+    """Remove a file unless a writer holds its lock (one being written, or committed and
+    still being read back); whether it was (would be). Never through a symlink."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:

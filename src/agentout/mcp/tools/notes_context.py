@@ -21,7 +21,6 @@ from agentout.mcp.tools._common import (
     MaxTokens,
     Short,
     Threshold,
-    packing,
     tool_errors,
 )
 from agentout.pack import pack
@@ -97,13 +96,15 @@ def _context(
         meta: dict[str, Any] = {}
         if vault.problems:
             meta["problems"] = [str(p) for p in vault.problems[:20]]
-        delivery = deliver_result(result, packing(limits, ("notes", ".txt")), kind="notes")
+        delivery = deliver_result(result, limits, kind="notes")
         return to_result(Reply.of_delivery(delivery, **meta), limits)
 
 
 def deliver_result(result: Result, limits: Limits, kind: str) -> Delivery:
-    """A ``Result`` delivered hybrid, as ``deliver_records`` delivers rows: inline when it
-    fits whole, else its complete rendering spilled and the result packed with the ref."""
+    """``result`` as the CLI prints it within the budget (``agentout notes context``): the
+    same page, inline when it is whole and within the inline threshold; else the complete
+    rendering is spilled and the page names it with one field more, ``ref=NAME`` in its
+    header (what ``read_output`` takes)."""
     settings = PackSettings(limits.max_tokens, None, "records", limits.tokenizer)
     spool = Spool(
         threshold=limits.inline_threshold,
@@ -114,14 +115,11 @@ def deliver_result(result: Result, limits: Limits, kind: str) -> Delivery:
     )
     spool.write(pack(result, tokenizer=limits.tokenizer).text.encode("utf-8"))
 
-    # "delivery", not deliver's "mode": a result's header may hold a mode of its own
     def inline(limited: bool) -> Any:
-        head = {**result.header, "delivery": "inline"}
-        shown = Result(result.records, head, result.summary, result.total)
-        return settings.pack(shown, limited=limited)
+        return settings.pack(result, limited=limited)
 
-    def reference(ref: SpillRef, head: dict[str, Any]) -> tuple[Result, None]:
-        return Result(result.records, head, result.summary, result.total), None
+    def reference(ref: SpillRef, _head: dict[str, Any]) -> tuple[Result, None]:
+        named = {**result.header, "ref": ref.ref}
+        return Result(result.records, named, result.summary, result.total), None
 
-    filed = {**result.header, "delivery": "file"}
-    return finish(spool, "auto", inline, settings, filed, reference)
+    return finish(spool, "auto", inline, settings, result.header, reference)

@@ -19,7 +19,6 @@ from agentout.mcp.tools._common import (
     MaxTokens,
     Short,
     Threshold,
-    packing,
     tool_errors,
 )
 
@@ -126,11 +125,10 @@ def _query(
             answer = run_query(
                 files,
                 **how,
-                max_tokens=packing(limits, ("records", ".jsonl")).max_tokens,
+                max_tokens=limits.max_tokens,  # as the CLI packs: its link only if room
                 tokenizer=limits.tokenizer,
                 inline_threshold=limits.inline_threshold,
-                store=config.store,
-                page_command=False,  # the CLI's `agentout show` does not see this store
+                store=config.store,  # its paging command reads as read_output's arguments
             )
         except CollectionError as exc:
             problems = [str(p) for p in exc.report.problems[:5]]

@@ -17,8 +17,8 @@ from agentout.mcp.tools._common import SHORT, MaxTokens, tool_errors
 
 NAME = "read_output"
 DESCRIPTION = (
-    "Page through a file an earlier result spilled, by line range and/or regex, within "
-    "max_tokens; the last line gives the next range."
+    "Page through a file an earlier result spilled, by line range and/or regex (or by "
+    "records), within max_tokens; the last line gives the next range."
 )
 
 
@@ -53,6 +53,14 @@ def register(server: MCPServer[Any], config: ServerConfig) -> None:
             ),
         ] = None,
         ignore_case: Annotated[bool, Field(description="Match grep case-insensitively.")] = False,
+        records: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description="Records A:B (from 1), as a records page's last line gives "
+                "them (agentout show ID --records A:B); instead of lines, grep and part.",
+            ),
+        ] = None,
         part: Annotated[
             int,
             Field(
@@ -65,7 +73,7 @@ def register(server: MCPServer[Any], config: ServerConfig) -> None:
         max_tokens: MaxTokens = None,
     ) -> CallToolResult:
         def work(_cancel: threading.Event) -> CallToolResult:
-            return _read(config, ref, lines, grep, ignore_case, part, max_tokens)
+            return _read(config, ref, lines, grep, ignore_case, part, max_tokens, records)
 
         return await config.calls.run(work)
 
@@ -78,27 +86,42 @@ def _read(
     ignore_case: bool,
     part: int,
     max_tokens: int | None,
+    records: str | None = None,
 ) -> CallToolResult:
     from agentout.store.page import LineRange, page
+    from agentout.store.page_records import page_records
 
     with tool_errors():
         limits = config.limits(max_tokens)
         name = ref[len(SPILL_URI) :] if ref.startswith(SPILL_URI) else ref
-        try:
-            span = LineRange.parse(lines) if lines is not None else None
-            packed = page(
-                name,
-                lines=span,
-                grep=grep,
-                ignore_case=ignore_case,
-                max_tokens=limits.max_tokens,
-                tokenizer=limits.tokenizer,
-                store=config.store,
-                part=part,
+        if records is not None and (lines is not None or grep is not None or part != 1):
+            raise ToolError(
+                "records pages by records, lines/grep/part by lines: use one or the other"
             )
+        try:
+            tokens, tokenizer, store = limits.max_tokens, limits.tokenizer, config.store
+            if records is not None:  # as `agentout show ID --records A:B`
+                packed = page_records(
+                    name,
+                    records=LineRange.parse(records, "--records"),
+                    max_tokens=tokens,
+                    tokenizer=tokenizer,
+                    store=store,
+                )
+            else:
+                packed = page(
+                    name,
+                    lines=LineRange.parse(lines) if lines is not None else None,
+                    grep=grep,
+                    ignore_case=ignore_case,
+                    max_tokens=tokens,
+                    tokenizer=tokenizer,
+                    store=store,
+                    part=part,
+                )
         except ValueError as exc:  # the library names its CLI flags
             message = str(exc)
-            for flag in ("lines", "grep", "part"):
+            for flag in ("lines", "records", "grep", "part"):
                 message = message.replace(f"--{flag}", flag)
             raise ToolError(message) from exc
         return to_result(Reply(packed.text), limits)

@@ -19,7 +19,7 @@ from pydantic import Field
 
 from agentout.mcp.config import ServerConfig
 from agentout.mcp.results import Reply, to_result
-from agentout.mcp.tools._common import Argument, MaxTokens, Threshold, packing, tool_errors
+from agentout.mcp.tools._common import Argument, MaxTokens, Threshold, tool_errors
 
 NAME = "run_command"
 DESCRIPTION = (
@@ -75,7 +75,7 @@ def _run(
         limits = config.limits(*budget)
         done = run(
             allowed_argv(config.allow, config.roots, command),
-            max_tokens=packing(limits, ("run", ".log")).max_tokens,
+            max_tokens=limits.max_tokens,  # as agentout run: the markers name the log
             inline_threshold=limits.inline_threshold,
             tokenizer=limits.tokenizer,
             store=config.store,

@@ -18,7 +18,7 @@ from pydantic import Field
 from agentout.errors import AgentoutError
 from agentout.mcp.config import ServerConfig
 from agentout.mcp.results import Reply, to_result
-from agentout.mcp.tools._common import MAX_ITEMS, SHORT, MaxTokens, Short, packing, tool_errors
+from agentout.mcp.tools._common import MAX_ITEMS, SHORT, MaxTokens, Short, tool_errors
 from agentout.store.spill import SpillRef, SpillStore
 
 NAME = "run_tests"
@@ -93,8 +93,9 @@ def _argv(
         # what pytest gets is the checked path itself, never the caller's string
         selected.append(f"{config.roots.resolve(path)}{separator}{node}")
     argv = [sys.executable, "-m", "pytest", "--agent", f"--agent-focus={focus}"]
-    room = packing(limits, ("test", ".txt")).max_tokens  # the plugin links its full report
-    argv += [f"--agent-limit={room}", "--agent-format=records"]
+    # the budget as `agentout test` has it: the report names its full report, so the link
+    # to it comes only where room is left
+    argv += [f"--agent-limit={limits.max_tokens}", "--agent-format=records"]
     argv.append(f"--agent-tokenizer={limits.tokenizer.name}")
     # attached, so a value starting with "-" is an expression, never an option; an empty
     # one selects nothing out, as pytest's own -k "" does (a bare -k would take the next

@@ -18,8 +18,10 @@ gives one record per element; a mapping that holds a single key holding a mappin
 of records (under ``items``, ``data``...) gives that array's elements; any other mapping
 is one record. A record that is not a mapping becomes ``{"value": ...}``.
 
-A file that cannot be read (malformed, empty, binary, unknown type) is skipped and
-reported as an ``InputError`` naming ``FILE:LINE``; the others are still read. The
+A file that cannot be read (malformed, empty, binary, unknown type, a value no reader
+expected) is skipped and reported as an ``InputError`` naming ``FILE:LINE``; the others
+are still read. A number no JSON value holds (an integer of 5,000 hex digits, ``1e-400``)
+is not a reason: it is read as its text, and formats count it (``numbers_as_text``). The
 ``LoadReport`` says how many files were read and skipped.
 
 JSON is read by the rules of ``agentout fit`` (``agentout.read.stream.loads``), in
@@ -44,6 +46,7 @@ from agentout.read.data import DEFAULT_MAX_RECORD_MIB
 from agentout.read.safe_yaml import load_documents
 from agentout.read.stream import loads, loads_line, too_large
 from agentout.read.text import invalid_utf8
+from agentout.records.values import json_safe
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -80,7 +83,11 @@ class Item:
         """The record as one line of JSONL (its own line when it came from one)."""
         if self.raw is not None:
             return self.raw + b"\n"
-        text = json.dumps(self.data, ensure_ascii=False, separators=(",", ":"), default=str)
+        try:
+            text = json.dumps(self.data, ensure_ascii=False, separators=(",", ":"), default=str)
+        except ValueError:  # a number Python cannot print: written as its digits, a string
+            safe = json_safe(self.data)
+            text = json.dumps(safe, ensure_ascii=False, separators=(",", ":"), default=str)
         return text.encode("utf-8") + b"\n"
 
 
@@ -189,6 +196,10 @@ def _read_file(name: str, kind: str | None, report: LoadReport) -> Iterator[Item
             items = list(_read_whole(handle.read(), display, kind))
         except InputError as exc:
             report.skip(exc)
+            return
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            # a value no reader expected: this file is skipped, named; the others are read
+            report.skip(InputError(f"cannot read a value: {str(exc)[:200]}", display))
             return
         report.files += 1
         yield from items

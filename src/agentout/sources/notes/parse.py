@@ -326,9 +326,19 @@ def _unclosed(state: StateInline, silent: bool) -> bool:
     while end < state.posMax and src[end] == "[":
         end += 1
     if not silent:
-        state.pending += src[start:end]
+        _add_text(state, src[start:end])
     state.pos = end
     return True
+
+
+def _add_text(state: StateInline, text: str) -> None:
+    """Append literal text to the paragraph's pending text, in amortised O(1):
+    ``state.pending += text`` copies all of it each time (quadratic in ``[[a|`` x N)."""
+    append = getattr(state, "append_pending", None)  # markdown-it-py 4.1 and later
+    if append is not None:
+        append(text)
+    else:  # pragma: no cover - older markdown-it-py
+        state.pending += text
 
 
 def _last_close(state: StateInline) -> int:

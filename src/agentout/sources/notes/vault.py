@@ -15,6 +15,9 @@ cache directory (``$AGENTOUT_CACHE_DIR/notes`` or the user cache dir's ``notes``
 in the vault: a private directory (0700) of files (0600) written atomically, one per
 vault. A cache file that cannot be read is ignored (and rewritten); a cache folder that
 is not private (a symlink, another user's) or cannot be written is reported, not used.
+It holds no secret (``agentout.redact``): a note whose title, summary, tags or links hold
+one is kept as a mark that says to parse it again, under a digest of its path when the
+path holds one too.
 """
 
 from __future__ import annotations
@@ -61,7 +64,9 @@ __all__ = [
 ENV_CACHE_DIR = "AGENTOUT_CACHE_DIR"
 MAX_NOTE_BYTES = 10 * 1024 * 1024
 # Bump when parsing changes what it finds: older caches are then ignored, not misread.
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2
+# What a cache entry holds for a note with a secret in it: only that it must be parsed.
+_SECRET = "secret"
 
 
 class UnknownNoteError(AgentoutError):
@@ -182,6 +187,7 @@ def _load(
     files = reparsed = 0
     display = functools.partial(_display, name)
 
+    stale = 0  # files parsed whose cache entry must change
     for relative, info in _walk(path, name, problems, display):
         files += 1
         if info.st_size > max_note_bytes:
@@ -190,18 +196,22 @@ def _load(
             continue
         key = [info.st_size, info.st_mtime_ns]
         entry = cached.get(relative)
+        if entry is None and cached:  # a path with a secret is kept under its digest
+            entry = cached.get(_secret_path_key(relative))
         outcome = _from_cache(entry, key, relative) if entry is not None else None
         if outcome is None:
             reparsed += 1
             outcome = _parse_file(path, relative, name)
-            entry = [*key, _to_cache(outcome)]
+            if not _secret_mark(entry, key):
+                stale += 1
+                entry = [*key, _to_cache(outcome)]
         fresh[relative] = entry
         if isinstance(outcome, NoteError):
             problems.append(NoteError(outcome.message, display(relative), outcome.line))
         else:
             parsed.append(outcome)
 
-    if cache_file is not None and (reparsed or fresh.keys() != cached.keys()):
+    if cache_file is not None and (stale or len(fresh) != len(cached)):
         warning = _write_cache(cache_file, path, fresh)
     notes = _unique(parsed, problems, display)
     lookup = _lookup_table(notes)
@@ -456,9 +466,62 @@ def _from_cache(entry: Any, key: list[int], relative: str) -> ParsedNote | NoteE
         return None
 
 
+def _secret_path_key(relative: str) -> str:
+    """The key of a note whose path holds a secret: a digest, never the path."""
+    digest = hashlib.sha256(relative.encode("utf-8", "surrogateescape")).hexdigest()
+    return f"\0{digest[:32]}"
+
+
+def _secret_mark(entry: Any, key: list[int]) -> bool:
+    """Whether ``entry`` says the unchanged file holds a secret: parsed, not cached."""
+    try:
+        size, mtime, payload = entry
+        return bool([size, mtime] == key and payload == [_SECRET])
+    except (TypeError, ValueError):
+        return False
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in a cache entry's payload, nested lists included."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+def _without_secrets(root: str, files: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The root and entries to write, none holding a secret: a note that holds one is a
+    mark (``_SECRET``), under its path's digest when the path holds one. One scan of
+    everything finds that nothing does, as it mostly is; only then entry by entry."""
+    from agentout.redact import default_redactor
+
+    redactor = default_redactor()
+
+    def holds(texts: list[str]) -> bool:
+        joined = "\n".join(texts)
+        return bool(joined) and redactor.redact_text(joined)[0] != joined
+
+    texts = [root, *files]
+    for entry in files.values():
+        texts += _strings(entry)
+    if not redactor.enabled or not holds(texts):
+        return root, dict(files)
+    clean: dict[str, Any] = {}
+    for relative, (size, mtime, payload) in files.items():
+        if payload != [_SECRET] and holds(_strings(payload)):
+            payload = [_SECRET]
+        if holds([relative]):
+            clean[_secret_path_key(relative)] = [size, mtime, [_SECRET]]
+        else:
+            clean[relative] = [size, mtime, payload]
+    return ("" if holds([root]) else root), clean
+
+
 def _write_cache(cache_file: Path, root: Path, files: Mapping[str, Any]) -> str | None:
     """Write the cache atomically (0600 temporary file, then rename); a message if not."""
-    document = {"version": _stamp(), "root": os.fsdecode(root.resolve()), "files": files}
+    place, entries = _without_secrets(os.fsdecode(root.resolve()), files)
+    document = {"version": _stamp(), "root": place, "files": entries}
     temp: str | None = None
     try:
         fd, temp = tempfile.mkstemp(prefix=".vault-", suffix=".tmp", dir=cache_file.parent)

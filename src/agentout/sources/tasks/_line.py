@@ -176,9 +176,9 @@ class _Output:
             return
         assert self.held is not None
         if not self.held:
-            from agentout.store.capture import resolve_threshold
+            from agentout.deliver.limits import text_threshold
 
-            self.threshold = resolve_threshold()
+            self.threshold = text_threshold()
             if self.words:
                 from agentout.reducers import find
 
@@ -228,12 +228,13 @@ def _wait(pid: int) -> int:
 
 def _capture() -> Capture:
     """A capture as ``agentout run`` makes one: secrets hidden as the output arrives."""
+    from agentout.deliver.limits import text_threshold
     from agentout.redact import Redactor
-    from agentout.store.capture import Capture, resolve_threshold
+    from agentout.store.capture import Capture
 
     redactor = Redactor.from_environ()
     stream = redactor.stream() if redactor.enabled else None
-    return Capture(threshold=resolve_threshold(), filters=(stream,) if stream else ())
+    return Capture(threshold=text_threshold(), filters=(stream,) if stream else ())
 
 
 def _delivered(

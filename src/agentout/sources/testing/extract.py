@@ -8,6 +8,7 @@ raises, is 10 MB long or holds binary data still comes out as capped, clean text
 
 from __future__ import annotations
 
+import itertools
 import linecache
 import re
 import reprlib
@@ -35,6 +36,21 @@ class _Repr(reprlib.Repr):
         self.maxstring = self.maxother = _VALUE_CHARS
         self.maxlist = self.maxtuple = self.maxdict = self.maxset = self.maxfrozenset = 24
         self.maxlevel = 4
+
+    def repr_dict(self, x: dict[Any, Any], level: int) -> str:
+        """A dict in its own order, as Python prints it (``reprlib`` sorts the keys), so a
+        value reads as the runner's line shows it."""
+        if not x:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        items = [
+            f"{self.repr1(key, level - 1)}: {self.repr1(value, level - 1)}"
+            for key, value in itertools.islice(x.items(), self.maxdict)
+        ]
+        if len(x) > self.maxdict:
+            items.append("...")
+        return "{" + ", ".join(items) + "}"
 
 
 _REPR = _Repr()

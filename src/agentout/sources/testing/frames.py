@@ -133,12 +133,25 @@ def _java_path(frame: Frame) -> Frame:
     return frame
 
 
+def _path(text: str) -> str:
+    """A frame's path; node names an ES module's file by its URL (``file:///a/b.js``)."""
+    if text.startswith("file://"):
+        from urllib.parse import unquote, urlsplit
+
+        return unquote(urlsplit(text).path)
+    return text
+
+
 def parse_frames(text: str) -> list[Frame]:
     """Frames in ``text``, outermost first, from the first trace style found in it."""
     text = text[:_SCAN_CHARS]
     for pattern, innermost_first in _STYLES:
         found = [
-            Frame(m.group("path"), int(m.group("line")), (m.groupdict().get("func") or "").strip())
+            Frame(
+                _path(m.group("path")),
+                int(m.group("line")),
+                (m.groupdict().get("func") or "").strip(),
+            )
             for m in pattern.finditer(text)
         ]
         if found:

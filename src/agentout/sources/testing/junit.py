@@ -34,6 +34,8 @@ _PYTEST_E_LINE = re.compile(r"^E   (?P<line>\S.*)$", re.M)
 _TESTIFY_ERROR = re.compile(r"^[ \t]+Error:\s+(?P<msg>\S.*)$", re.M)
 # Lines of a diff: jest's "- Expected"/"+ Received" blocks, testify's, unittest's.
 _DIFF_LINE = re.compile(r"^[ \t]*(?:[-+?] |[-+]\S|@@ ).*$", re.M)
+# jest's legend over its diff ("- Expected  - 1", "+ Received  + 1"): counts, not a change
+_DIFF_LEGEND = re.compile(r"\s*[-+] (?:Expected|Received)\s+[-+] \d+\s*\Z")
 _DIFF_LINES = 24
 # Rust's libtest prints these around every test's own output (nextest keeps them).
 _HARNESS = re.compile(
@@ -41,6 +43,11 @@ _HARNESS = re.compile(
     r"|note: run with `RUST_BACKTRACE=1`.*)\Z"
 )
 _GENERIC_MESSAGES = frozenset({"", "failed", "failure", "error", "collection failure"})
+_SUBTESTS_FAILED = re.compile(r"contains \d+ failed subtests?\Z")  # pytest's, on the test
+_UNITTEST_SELF = re.compile(r"self = <[\w.]+ testMethod=\w+>")  # pytest's trace of one
+_TEARDOWN = re.compile(r'failed on teardown with "')
+# The last line of a pytest traceback: where the error was raised, and its type.
+_PYTEST_RAISED = re.compile(r"^[\w./\\-]+\.py:\d+: (?P<type>[A-Za-z_][\w.]*)$", re.M)
 
 
 def read_junit(paths: Sequence[str], cwd: str | None = None) -> Run:
@@ -70,9 +77,10 @@ def read_junit_bytes(data: bytes, name: str = "<junit>") -> Run:
 
 @dataclass(frozen=True)
 class _Case:
-    outcome: str  # passed, failed, error, skipped
+    outcome: str  # passed, failed, error, skipped, xfailed, subtest_failed
     unit: str  # what files= counts: the test file, or the class / package / suite
     failure: Failure | None
+    file: str = ""  # the file a failed test counts in (its P line), listed or not
 
 
 def _load(data: bytes, name: str) -> Element:
@@ -117,8 +125,18 @@ def _parse(data: bytes, name: str) -> tuple[list[_Case], float | None]:
     traces = {id(p): parse_frames(_text(p)) for case, _ in pairs for p in _problems(case)}
     # Python files named in any trace: they map pytest's dotted classnames to paths.
     python = frozenset(f.path for found in traces.values() for f in found if f.path.endswith(".py"))
-    cases = [c for case, suite in pairs for c in _cases(case, suite, traces, python)]
+    # pytest writes a test that failed and then erred in teardown as two test cases
+    failing = {_key(case) for case, _ in pairs if any(p.tag == "failure" for p in _problems(case))}
+    cases = [
+        c
+        for case, suite in pairs
+        for c in _cases(case, suite, traces, python, _key(case) in failing)
+    ]
     return cases, _seconds(root, suites)
+
+
+def _key(case: Element) -> tuple[str, str]:
+    return case.get("classname", ""), case.get("name", "")
 
 
 def _nested(case: Element, suite: Element) -> Element:
@@ -160,6 +178,7 @@ def _cases(
     suite: Element,
     traces: Mapping[int, Sequence[Frame]],
     python: frozenset[str],
+    failed_elsewhere: bool = False,
 ) -> list[_Case]:
     name = case.get("name", "")
     classname = case.get("classname", "") or ""
@@ -170,15 +189,48 @@ def _cases(
     if classname == name and suite.get("name"):  # jest-junit: the classname is the title
         unit = suite.get("name", "")
     if not problems:
-        outcome = "skipped" if case.find("skipped") is not None else "passed"
+        skipped = case.find("skipped")
+        outcome = "passed" if skipped is None else "skipped"
+        if skipped is not None and skipped.get("type") == "pytest.xfail":
+            outcome = "xfailed"  # pytest writes an expected failure as a skip of this type
         return [_Case(outcome, unit, None)]
-    out = []
-    for number, problem in enumerate(problems, start=1):
+    own, listed = _counted(problems, failed_elsewhere)
+    out = [] if own is None else [_Case(own, unit, None, file)]
+    for number, (problem, outcome) in enumerate(listed, start=1):
         failure = _failure(case, problem, traces[id(problem)], file, test, classname)
-        if len(problems) > 1:
+        if outcome == "subtest_failed":
             failure = replace(failure, subtest=f"#{number}")
-        out.append(_Case("failed" if problem.tag == "failure" else "error", unit, failure))
+        out.append(_Case(outcome, unit, failure))
     return out
+
+
+def _counted(
+    problems: Sequence[Element], failed_elsewhere: bool
+) -> tuple[str | None, list[tuple[Element, str]]]:
+    """How pytest counts one test case's problems (and so the report, as the plugin does):
+    the test's own outcome when no problem of it is listed (else None), and each problem
+    listed with its outcome.
+
+    Several failures in one test case are subtests. pytest's "contains N failed subtests"
+    fails the test itself: counted, not listed again; a test that failed on its own after
+    its subtests has that failure last; a unittest test whose subTests failed stays passed.
+    A test that passed and then erred in teardown is counted passed and in error.
+    """
+    summary = [p for p in problems if _SUBTESTS_FAILED.match(p.get("message") or "")]
+    failures = [p for p in problems if p.tag == "failure" and p not in summary]
+    errors = [(p, "error") for p in problems if p.tag == "error" and p not in summary]
+    if summary or len(failures) > 1:
+        if summary or _UNITTEST_SELF.match(_text(failures[0])):
+            subtests, own = failures, ("failed" if summary else "passed")
+        else:
+            subtests, own = failures[:-1], None
+        listed = [(p, "subtest_failed") for p in subtests]
+        if own is None:
+            listed.append((failures[-1], "failed"))
+        return own, listed + errors
+    torn_down = all(_TEARDOWN.match(p.get("message") or "") for p, _ in errors)
+    own = "passed" if not failures and not failed_elsewhere and torn_down else None
+    return own, [(p, "failed") for p in failures] + errors
 
 
 def _failure(
@@ -229,7 +281,8 @@ def failure_from_text(
                 origin = f"{frame.path}:{frame.line}"
             break
     pair = expected_got(message) or expected_got(text)
-    diff = "\n".join(d.rstrip() for d in _DIFF_LINE.findall(text)[:_DIFF_LINES])
+    changed = [d.rstrip() for d in _DIFF_LINE.findall(text) if not _DIFF_LEGEND.match(d)]
+    diff = "\n".join(changed[:_DIFF_LINES])
     details = "\n".join(
         part for part in (message if message not in text else "", text, output) if part
     )
@@ -339,6 +392,7 @@ def _is_file(path: str) -> bool:
 
 # node's test runner: type="testCodeFailure" says where it failed, the cause says what
 _NODE_CAUSE = re.compile(r"cause: (?P<type>[A-Za-z_$][\w$.]*)(?: \[\w+\])?: (?P<msg>[^\n]*)")
+_NODE_STACK = re.compile(r"\s+at \S")
 
 
 def _message(attr_type: str, given: str, text: str, tag: str = "failure") -> tuple[str, str, str]:
@@ -356,7 +410,7 @@ def _message(attr_type: str, given: str, text: str, tag: str = "failure") -> tup
     if attr_type.endswith("Failure") and attr_type[:1].islower():  # node: testCodeFailure
         cause = _NODE_CAUSE.search(text)
         if cause:
-            return cause.group("type"), message or cause.group("msg"), when
+            return cause.group("type"), _node_message(text, cause) or message, when
         attr_type = ""
     if "panicked at" in message:  # Rust: the assertion is on the line after the location
         after = text.split(message.split(" panicked at ", 1)[-1], 1)[-1].lstrip(":\n ")
@@ -370,9 +424,27 @@ def _message(attr_type: str, given: str, text: str, tag: str = "failure") -> tup
         error_type, message = typed.group("type"), typed.group("msg")
     elif given and _TYPE.match(given):  # go-junit-report says message="Failed"
         error_type = given
+    elif raised := _PYTEST_RAISED.findall(text):  # pytest 9 writes no type attribute
+        error_type = raised[-1]
     else:
         error_type = tag
     return error_type, message, when
+
+
+def _node_message(text: str, cause: re.Match[str]) -> str:
+    """The message of node's cause as node printed it, its lines kept (an assertion's
+    diff): the attribute holds the same with every line break taken out."""
+    start = text.rfind("\n", 0, cause.start()) + 1
+    indent = cause.start() - start
+    lines = [cause.group("msg")]
+    properties = re.compile(" " * (indent + 2) + r"\w+: \S")  # the error's own, after
+    for line in text[cause.end() :].split("\n")[1:]:
+        if line.strip() and not line.startswith(" " * indent):
+            break
+        if _NODE_STACK.match(line) or properties.match(line):
+            break
+        lines.append(line[indent:].rstrip())
+    return "\n".join(lines).strip()
 
 
 def _message_from_text(text: str) -> str:
@@ -403,11 +475,18 @@ def _in_test(frame: Frame, file: str, classname: str) -> bool:
 
 
 def _run(cases: Sequence[_Case], seconds: float | None, cwd: str | None = None) -> Run:
-    counts: dict[str, int] = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
-    key = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped"}
+    key = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped",
+           "xfailed": "xfailed", "subtest_failed": "subtests_failed"}  # fmt: skip
+    counts = dict.fromkeys(key.values(), 0)
     failures: list[Failure] = []
+    by_file: dict[str, dict[str, int]] = {}  # each file's failed, subtests_failed, errors
+    failing = ("failed", "subtests_failed", "errors")
     for index, case in enumerate(cases):
         counts[key[case.outcome]] += 1
+        file = case.failure.file if case.failure is not None else case.file
+        if case.outcome in ("failed", "error", "subtest_failed"):
+            mine = by_file.setdefault(file, dict.fromkeys(failing, 0))
+            mine[key[case.outcome]] += 1
         if case.failure is not None:
             failures.append(replace(case.failure, position=index))
     files = {case.unit for case in cases}
@@ -420,5 +499,6 @@ def _run(cases: Sequence[_Case], seconds: float | None, cwd: str | None = None) 
         files=len(files),
         duration=seconds,
         source="junit",
+        file_counts={file: Counts(**mine) for file, mine in by_file.items()},
     )
     return relative_paths(run, cwd)

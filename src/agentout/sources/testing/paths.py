@@ -15,7 +15,7 @@ import posixpath
 from dataclasses import replace
 from pathlib import Path
 
-from agentout.sources.testing.model import Failure, Run, origin_file
+from agentout.sources.testing.model import Counts, Failure, Run, origin_file
 
 __all__ = ["relative_paths"]
 
@@ -65,6 +65,14 @@ def relative_paths(run: Run, cwd: str | os.PathLike[str] | None = None) -> Run:
     ]
     failures.sort(key=lambda f: (f.file, f.position))
     counts = run.file_counts
-    if counts is not None:
-        counts = {_shown(file, root): c for file, c in counts.items()}
+    if counts is not None:  # a file named both ways is one file: its counts added up
+        merged: dict[str, Counts] = {}
+        for file, found in counts.items():
+            shown = _shown(file, root)
+            merged[shown] = _added(merged[shown], found) if shown in merged else found
+        counts = merged
     return replace(run, failures=tuple(failures), file_counts=counts)
+
+
+def _added(a: Counts, b: Counts) -> Counts:
+    return Counts(**{name: getattr(a, name) + getattr(b, name) for name in vars(a)})

@@ -46,13 +46,14 @@ class _Discard(io.TextIOBase):
 
 class _Output:
     """The real terminal: pytest's writer if there is one (so pytester and capture
-    see it), else stdout as it was at configure time."""
+    see it), else stdout as it was at configure time. ``silence``: pytest's own report
+    goes nowhere (the agent report takes its place)."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, *, silence: bool = True) -> None:
         self.writer: Any = None
         self.stream: TextIO = sys.stdout
         reporter = config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None and hasattr(reporter, "_tw"):
+        if silence and reporter is not None and hasattr(reporter, "_tw"):
             from _pytest._io import TerminalWriter
 
             # The one private name we touch: every pytest and plugin writes through it.
@@ -176,7 +177,9 @@ class Recorder(_Describer):
         self.interrupted = False
         self.started = time.perf_counter()
         self.collected: dict[str, int] = {}
-        self.output = _Output(config)
+        # Handing the run over (``agentout test``, ``agentout run``), pytest prints its own
+        # report as it would: what a passing run said, which agentout gives when shorter.
+        self.output = _Output(config, silence=results is None)
         # The report is rendered by a process that loads the tokenizer and the rest while
         # the tests run (its native loader holds the GIL, so a thread here would stall the
         # tests as long); ``agentout test`` renders the run it is handed itself.
@@ -335,11 +338,14 @@ class Recorder(_Describer):
 
     @staticmethod
     def _hand_over(run: Run, path: str) -> None:
-        """The run as JSON in a new private file (0600; never over an existing one)."""
+        """The run as JSON in a new private file (0600; never over an existing one), its
+        secrets hidden first: nothing a test prints or is named reaches the disk."""
         import os
 
         from agentout.sources.testing.model import run_to_json
+        from agentout.sources.testing.secrets import without_secrets
 
+        run, _ = without_secrets(run, "")
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(run_to_json(run))

@@ -32,7 +32,6 @@ names the file.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections import Counter
@@ -41,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentout.records import Record, Result
-from agentout.sources.testing.assertions import expected_got, narrow
+from agentout.sources.testing.error_line import MSG_CHARS, stated
 from agentout.sources.testing.model import (
     Cause,
     Diagnostic,
@@ -65,21 +64,14 @@ _NAME_CHARS = 160
 # (a 10 MB message, escaped quotes, emoji, a long path) in every format, with source= and
 # focus= in the header (tests/testing/test_report_budget.py tries the costliest texts).
 _TERSE = {"file": 16, "test": 14, "error": 26, "msg": 16}
-_MSG_CHARS = 160
-# How much of a compared value, a diff and captured output the fullest view holds, by
-# focus: `failures` keeps each failure to a few lines; `debug` shows more of everything.
-_VALUE_CHARS = {"debug": 400}
+# How much of a diff and captured output the fullest view holds, by focus: `failures`
+# keeps each failure to a few lines; `debug` shows more of everything.
 _DIFF_LINES = {"debug": 40}
-_DEFAULT_VALUE_CHARS, _DEFAULT_DIFF_LINES = 120, 8
-_CUT_MARK = re.compile(r"\.\.\.|…|\[\d+ chars\]")  # ours, pytest's, unittest's
-# Outside `debug`, a long expected/got is shown as a window around where the two first
-# differ: a few characters before (so the reader sees which item it is), more after.
-_WINDOW_CHARS, _WINDOW_BEFORE = 40, 12
+_DEFAULT_DIFF_LINES = 8
 _NAMES = 200  # test names listed in one record at most; the rest are counted
 _OUTPUT_LINES = {"failures": 5, "debug": 30}
 _LINE_CHARS = 200
 _ESCAPED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
-_NUMBER = re.compile(r"-?(?:0|[1-9]\d{0,15})(?:\.\d{1,15})?\Z")
 
 _COUNT_FIELDS = (
     "passed",
@@ -127,8 +119,7 @@ def _status(run: Run, causes: int) -> Record:
     terse: dict[str, Any] = {"status": status}
     terse.update({k: v for k, v in counts.items() if k in _FAILING and v})
     full: dict[str, Any] = {"status": status, **{k: v for k, v in counts.items() if v}}
-    full["files"] = run.files
-    if causes:
+    if causes < len(run.failures):  # a cascade: fewer causes than failures says something
         full["causes"] = causes
     if run.duration is not None:
         full["time"] = format_duration(run.duration)
@@ -141,10 +132,17 @@ def _status(run: Run, causes: int) -> Record:
     return Record.of(terse, full, kind="S", forced=True)
 
 
-def _file_record(run: Run, file: str, tok: Tokenizer) -> Record:
+def _file_record(run: Run, file: str, listed: Sequence[Failure] | None, tok: Tokenizer) -> Record:
+    """``P file=... failed=N``: the counts only where they say more than the records below
+    (errors or subtests among them, a focus that lists only some, or with ``listed`` None,
+    a page that leaves some out): a ``P`` line with no count means every test its records
+    name failed, and nothing else did."""
     fields: dict[str, Any] = {"file": _short(clean(file or "?", _NAME_CHARS), _TERSE["file"], tok)}
-    counts = run.counts_of(file)
-    fields.update({k: getattr(counts, k) for k in _FAILING if getattr(counts, k)})
+    counts = {k: getattr(run.counts_of(file), k) for k in _FAILING}
+    listed = listed or ()
+    plain = all(f.kind != "error" and f.test and not f.subtest for f in listed)
+    if not plain or counts != {"failed": len(listed), "subtests_failed": 0, "errors": 0}:
+        fields.update({k: v for k, v in counts.items() if v})
     return Record.of(fields, kind="P")
 
 
@@ -152,7 +150,7 @@ def _diagnostic_record(diagnostic: Diagnostic, tok: Tokenizer) -> Record:
     """``W at=file:line:col msg=...`` (``E`` and its code for an error): the location a
     person would jump to, and the compiler's message."""
     at = {"at": clean(diagnostic.at, _NAME_CHARS)}
-    message = clean(diagnostic.message, _MSG_CHARS)
+    message = clean(diagnostic.message, MSG_CHARS)
     code = diagnostic.severity.partition("[")[2].rstrip("]")
     fields = {**at, **({"code": code} if code else {})}
     terse = {**fields, "msg": _short(message, _TERSE["msg"], tok)}
@@ -167,52 +165,6 @@ def _tail(text: str, lines: int) -> str:
     if len(all_lines) > lines:
         kept.insert(0, f"… {len(all_lines) - lines} lines before")
     return "\n".join(kept)
-
-
-def _value(text: str | None, limit: int) -> Any:
-    """A compared value as JSON would have it: ``200`` a number, ``'0.05'`` the string
-    ``0.05``; anything else (containers, objects) as the repr text."""
-    text = clean(text or "", limit)
-    if _NUMBER.match(text):
-        return json.loads(text)
-    if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"":
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return text
-        if isinstance(value, str) and value:
-            return value
-    return text
-
-
-def _cut(text: str | None, limit: int) -> bool:
-    """Whether a value is shown shortened (by us or the runner): then the diff tells more."""
-    return text is not None and (len(text) > limit or bool(_CUT_MARK.search(text)))
-
-
-def _window(expected: str, got: str) -> tuple[str, str, bool]:
-    """``expected`` and ``got`` cut to a window around their first difference, ``…`` marking
-    what is left out, and whether that window shows the difference (it does not when the
-    runner already cut the values there, as unittest's ``[27 chars]``)."""
-    pairs = zip(expected, got, strict=False)  # the shorter one ends the shared start
-    start = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(expected), len(got)))
-    marks = [m for text in (expected, got) for m in _CUT_MARK.finditer(text)]
-    located = expected != got and not any(m.start() <= start < m.end() for m in marks)
-    if max(len(expected), len(got)) <= _WINDOW_CHARS:
-        return expected, got, located
-    begin = max(0, start - _WINDOW_BEFORE)
-    item = expected.rfind(", ", begin, start)  # start at the differing item if it is near
-    begin = item + 2 if item >= 0 else begin
-    for mark in marks:  # never start inside the runner's own cut mark
-        if mark.start() < begin < mark.end():
-            begin = mark.end()
-    begin = 0 if begin <= _WINDOW_BEFORE // 2 else begin
-
-    def cut(text: str) -> str:
-        end = begin + _WINDOW_CHARS
-        return ("…" if begin else "") + text[begin:end] + ("…" if len(text) > end else "")
-
-    return cut(expected), cut(got), located
 
 
 def _diff(text: str, lines: int) -> str:
@@ -332,27 +284,13 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
         return [{**where, **terse}, {**where, **full, **also}]
 
     when = {"when": first.when} if first.when != "call" else {}
-    # The error line as the runner printed it (``AssertionError: assert 2 == 3``): what a
-    # reader knows at sight, and where the compared values are when they are short.
-    kind = clean(first.error_type or "Error", 80)
-    line = clean(first.message.strip().split("\n", 1)[0], _MSG_CHARS)
-    error = {"error": f"{kind}: {line}" if line else kind}
-    terse_error = {"error": _short(error["error"], _TERSE["error"], tok)}
+    # The error line as the runner printed it (``KeyError: 'DE'``, ``assert 2 == 3``): what
+    # a reader knows at sight; expected and got only where that line does not show them.
+    said = stated(first, focus)
+    error = {"error": said.error}
+    terse_error = {"error": _short(said.error, _TERSE["error"], tok)}
     compared = first.expected is not None and first.got is not None
-    what: dict[str, Any] = {}
-    limit = _VALUE_CHARS.get(focus, _DEFAULT_VALUE_CHARS)
-    expected = got = None
-    # Outside debug, a diff only when neither the error line nor expected/got show where
-    # the values differ.
-    wants_diff = not compared
-    if compared and not _shows(line, first.expected or "", first.got or ""):
-        expected, got = narrow(first.expected or "", first.got or "")
-        if focus == "debug":
-            wants_diff = _cut(expected, limit) or _cut(got, limit)
-        else:
-            expected, got, located = _window(expected, got)
-            wants_diff = not located
-        what = {"expected": _value(expected, limit), "got": _value(got, limit)}
+    what, wants_diff = said.values, said.wants_diff
     origin = {"origin": clean(first.origin, _NAME_CHARS)} if first.origin else {}
     if focus != "debug" and compared and _in_test_file(first):
         origin = {}  # an assertion helper of the test file: L already points there
@@ -371,13 +309,6 @@ def _views(group: _Group, focus: str, tok: Tokenizer) -> list[dict[str, Any]]:
     if extra:
         views.append({**views[-1], **extra, **also})
     return views
-
-
-def _shows(line: str, expected: str, got: str) -> bool:
-    """Whether an error line states the comparison with both values as they compared
-    (pytest's ``assert 2 == 3``, not ``assert (1 % 2) == 0``; a long value there is cut
-    with ``...``, and then expected/got say more)."""
-    return not _cut(line, _MSG_CHARS) and expected_got(line) == (expected, got)
 
 
 def _in_test_file(failure: Failure) -> bool:
@@ -432,8 +363,11 @@ def build(
     focus: str = "failures",
     full: str | None = None,
     tokenizer: str | Tokenizer | None = None,
+    file_counts: bool = False,
 ) -> tuple[Result, list[int]]:
-    """The report's ``Result`` and the priority order ``pack`` walks its records in."""
+    """The report's ``Result`` and the priority order ``pack`` walks its records in; with
+    ``file_counts``, every ``P`` line counts its file's failures (a page that leaves
+    records out, or shows them terser, no longer names every failure of a file)."""
     tok = get_tokenizer(tokenizer)
     causes = group_causes(run.failures)
     cause_of = {id(f): cause for cause in causes for f in cause.failures}
@@ -452,7 +386,8 @@ def build(
     seen: set[int] = set()
     for file in shown_files:
         header = len(records)
-        records.append(_file_record(run, file, tok))
+        listed = [f for _, members in groups_of.get(file, ()) for f in members]
+        records.append(_file_record(run, file, None if file_counts else listed, tok))
         for cause, members in groups_of.get(file, ()):
             first = cause.number not in seen
             seen.add(cause.number)
@@ -511,7 +446,7 @@ def _spill(run: Run, output: str = "") -> str | None:
     from agentout.store.spill import SpillStore
 
     try:
-        text = full_report(run, output)
+        text = _without_secrets(full_report(run, output))
         # Named by its bytes: the same run gives the same report, ``full=`` included.
         with SpillStore.default().open(kind="test", suffix=".txt", by_content=True) as out:
             out.write(text)
@@ -519,6 +454,14 @@ def _spill(run: Run, output: str = "") -> str | None:
     except (OSError, AgentoutError):  # a full disk or an unsafe store: report inline only
         return None
     return ref.location
+
+
+def _without_secrets(text: str) -> str:
+    """The full report hidden once more as a whole before it is written: its fields were
+    hidden one by one (``without_secrets``), and a secret may still span two of them."""
+    from agentout.redact import default_redactor
+
+    return default_redactor().redact_text(text)[0]
 
 
 def report(
@@ -537,21 +480,28 @@ def report(
     A budget too small for the status line and the last line still gets them, and the
     header says ``over_budget=true``. ``output``, what the runner printed, goes to the
     full report only."""
-    from agentout.pack import pack
+    from agentout.pack import Packed, pack
 
     run, output = without_secrets(run, output)
     keep = bool(run.failures) or (bool(output.strip()) and not run.passed)
     full = _spill(run, output) if keep else None
-    result, order = build(run, focus, full, tokenizer)
-    packed = pack(
-        result,
-        format=format,
-        max_tokens=max_tokens,
-        max_chars=max_chars,
-        tokenizer=tokenizer,
-        order=order,
-    )
-    return packed.text, full
+
+    def packed(file_counts: bool) -> Packed:
+        result, order = build(run, focus, full, tokenizer, file_counts)
+        return pack(
+            result,
+            format=format,
+            max_tokens=max_tokens,
+            max_chars=max_chars,
+            tokenizer=tokenizer,
+            order=order,
+        )
+
+    page = packed(file_counts=False)
+    if page.stats.omitted or page.stats.reduced:
+        # It does not show every failure whole: then each file's counts say what it has.
+        page = packed(file_counts=True)
+    return page.text, full
 
 
 def render(

@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -36,6 +36,8 @@ __all__ = ["RUNNERS", "Runner", "RunnerError", "TestRun", "detect", "pytest_args
 _OUTPUT_CHARS = 4 << 20  # of what the runner printed, kept in the full report (the end)
 _TAIL_LINES = 20
 _ERROR_LINES = 5  # after the first error line: where it is (what focus failures shows)
+_TICK = 1.0  # seconds between heartbeats
+_COUNT_BYTES = 64 << 20  # read per tick at most to count lines; the rest on the next one
 
 
 class RunnerError(AgentoutError):
@@ -55,6 +57,9 @@ class TestRun:
     run: Run  # counts, failures, duration
     full: str | None  # the full report's path in the spill store (None: nothing to keep)
     results: bool  # whether the runner wrote results (False: the report says it did not)
+    # what the runner printed for a person (None where its stdout carried its results):
+    # what an agent would have read without agentout, up to _OUTPUT_CHARS from its end
+    printed: str | None = None
 
     @property
     def counts(self) -> Counts:
@@ -71,9 +76,11 @@ def run_tests(
     format: str = "records",
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
+    on_tick: Callable[[float, int], None] | None = None,
 ) -> TestRun:
     """Run a test command and report on it; ``RunnerError`` when it cannot start, and
-    ``ValueError`` when ``command`` runs no runner ``detect`` knows."""
+    ``ValueError`` when ``command`` runs no runner ``detect`` knows. ``on_tick(seconds,
+    lines)`` is called about once a second while it runs (``agentout run``'s heartbeat)."""
     from agentout.sources.testing.report import report
 
     runner = command if isinstance(command, Runner) else detect(list(command))
@@ -84,7 +91,7 @@ def run_tests(
     try:
         prepared = runner.prepare(private)
         started = time.time()
-        status, interrupted, seconds = _execute(prepared, private, where, env)
+        status, interrupted, seconds = _execute(prepared, private, where, env, on_tick)
         stdout = _read(private / "stdout")
         stderr = _read(private / "stderr")
         run = _results(runner, prepared, private, where, stdout, stderr, started)
@@ -113,16 +120,22 @@ def run_tests(
         )
     finally:
         shutil.rmtree(private, ignore_errors=True)
-    return TestRun(text, status, runner.name, prepared.argv, run, full, results)
+    shown = None if prepared.results is None else printed[-_OUTPUT_CHARS:]
+    return TestRun(text, status, runner.name, prepared.argv, run, full, results, shown)
 
 
 def _execute(
-    prepared: Prepared, private: Path, cwd: Path, env: Mapping[str, str] | None
+    prepared: Prepared,
+    private: Path,
+    cwd: Path,
+    env: Mapping[str, str] | None,
+    on_tick: Callable[[float, int], None] | None = None,
 ) -> tuple[int, bool, float]:
     """Run the command, its output into private files; (status, interrupted, seconds).
 
     Ctrl-C reaches the runner too (same process group): agentout waits for it to stop
-    and reports what it wrote."""
+    and reports what it wrote. ``on_tick`` gets the seconds so far and the lines the
+    runner has printed, about once a second."""
     environ = dict(os.environ if env is None else env)
     environ.update(prepared.env)
     start = time.perf_counter()
@@ -134,13 +147,37 @@ def _execute(
             raise RunnerError(f"{prepared.argv[0]}: command not found") from None
         except OSError as exc:
             raise RunnerError(f"{prepared.argv[0]}: cannot run: {exc.strerror or exc}") from None
+        printed = _Lines(private / "stdout", private / "stderr")
         while True:
             try:
-                status = child.wait()
+                status = child.wait(timeout=None if on_tick is None else _TICK)
                 break
+            except subprocess.TimeoutExpired:
+                if on_tick is not None:
+                    on_tick(time.perf_counter() - start, printed.count())
             except KeyboardInterrupt:  # the runner got the same Ctrl-C: let it finish
                 interrupted = True
     return status, interrupted, time.perf_counter() - start
+
+
+class _Lines:
+    """The lines written so far to some files, counted from where the last count ended."""
+
+    def __init__(self, *paths: Path) -> None:
+        self.read = dict.fromkeys(paths, 0)
+        self.lines = 0
+
+    def count(self) -> int:
+        for path, done in self.read.items():
+            try:
+                with open(path, "rb") as handle:
+                    handle.seek(done)
+                    new = handle.read(_COUNT_BYTES)
+            except OSError:
+                continue
+            self.read[path] = done + len(new)
+            self.lines += new.count(b"\n")
+        return self.lines
 
 
 def _read(path: Path) -> str:

@@ -163,6 +163,7 @@ def read_go(text: str, cwd: Path, stderr: str = "") -> Run:
                 elapsed += float(event["Elapsed"])
     counts: Counter[str] = Counter()
     failures: list[Failure] = []
+    parents: list[tuple[str, str]] = []
     failed_packages = {pkg for (pkg, test), action in outcome.items() if action == "fail" and test}
     for index, ((package, test), action) in enumerate(outcome.items()):
         if not test:
@@ -187,11 +188,31 @@ def read_go(text: str, cwd: Path, stderr: str = "") -> Run:
             if p == package
         )
         if has_failing_subtests and not "".join(own).strip():
-            continue  # failed by its subtests, which are listed: counted, not repeated
+            parents.append((package, test))  # failed by its subtests, which are listed:
+            continue  # counted, not repeated
         failures.append(_go_failure(package, test, "".join(own), module, cwd, index))
     packages = {package for package, _ in outcome}
-    run = Run(_counts(counts), tuple(failures), len(packages), elapsed or None, source="go")
+    run = Run(
+        _counts(counts), tuple(failures), len(packages), elapsed or None, source="go",
+        file_counts=_go_file_counts(failures, parents),
+    )  # fmt: skip
     return add_text_sites(relative_paths(run, cwd), cwd)
+
+
+def _go_file_counts(failures: list[Failure], parents: list[tuple[str, str]]) -> dict[str, Counts]:
+    """Each file's failed tests, failed subtests (``TestX/case``) and errors, a test failed
+    by its subtests counted in the file of its first one, as the status line counts them."""
+    counted: dict[str, Counter[str]] = {}
+    for failure in failures:
+        kind = "errors" if failure.kind == "error" else "failed"
+        if kind == "failed" and "/" in failure.test:
+            kind = "subtests_failed"
+        counted.setdefault(failure.file, Counter())[kind] += 1
+    for _, test in parents:
+        first = next((f for f in failures if f.test.startswith(test + "/")), None)
+        if first is not None:
+            counted[first.file]["failed"] += 1
+    return {file: _counts(found) for file, found in counted.items()}
 
 
 def _go_failure(

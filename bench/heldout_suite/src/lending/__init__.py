@@ -1,0 +1,1 @@
+"""A small lending library: a catalog, members, loans and their fines."""

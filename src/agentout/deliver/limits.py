@@ -1,0 +1,41 @@
+"""How much of a command's output the agent's client shows inline: what a command's text
+is given whole within, and cut to past it. Kept apart, importing nothing, for the task
+runners' line shell (one process per recipe line)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+__all__ = ["CLIENT_LIMIT_CHARS", "ENV_CLIENT_LIMIT", "client_limit", "text_threshold"]
+
+# What Claude Code's Bash tool shows of a command's output inline; past it the output goes
+# to a file and the model sees a short preview. BASH_MAX_OUTPUT_LENGTH sets it.
+CLIENT_LIMIT_CHARS = 30_000
+ENV_CLIENT_LIMIT = "BASH_MAX_OUTPUT_LENGTH"
+_ENV_LIMIT_MAX = 150_000  # Claude Code takes no more from the variable
+
+
+def client_limit(environ: Mapping[str, str] | None = None) -> int:
+    """Characters of a command's output the agent's client shows inline: Claude Code's
+    30,000, or ``$BASH_MAX_OUTPUT_LENGTH`` read as Claude Code reads it (its leading
+    digits, at most 150,000)."""
+    given = (os.environ if environ is None else environ).get(ENV_CLIENT_LIMIT, "").strip()
+    digits = ""
+    for char in given.lstrip("+"):
+        if not char.isdigit():
+            break
+        digits += char
+    if digits and int(digits) > 0:
+        return min(int(digits), _ENV_LIMIT_MAX)
+    return CLIENT_LIMIT_CHARS
+
+
+def text_threshold(value: int | None = None) -> int:
+    """The inline threshold of a command's text output: ``value``, else
+    ``$AGENTOUT_INLINE_THRESHOLD``, else what the client shows inline (``client_limit``)."""
+    from agentout.store.capture import ENV_THRESHOLD, resolve_threshold
+
+    if value is not None or os.environ.get(ENV_THRESHOLD, "").strip():
+        return resolve_threshold(value)
+    return client_limit()
