@@ -144,7 +144,7 @@ SIGNAL: tuple[Case, ...] = (
         env=(("PYTHONPATH", "src"),),
     ),
     _case("big-log", "logs", "logs", "cat signal.log", f.APP_LOG),
-    _case("find-py", "files", "repo", "find src -name '*.py'", f.FIND),
+    _case("find-py", "files", "repo", ("find", "src", "-name", "*.py"), f.FIND),
     _case("ls-la-read", "files", "repo", "ls -la src/agentout/read", f.LS_LONG),
     _case("git-show", "git", "repo", "git show HEAD~1", f.GIT_SHOW),
     _case("git-diff-stat", "git", "repo", "git diff --stat HEAD~4", f.GIT_DIFF_STAT),

@@ -47,7 +47,7 @@ _QUOTED = rb"\"[^\"\n]*\"|'[^'\n]*'"
 _COMMON_VALUES = frozenset(
     b"none null nil true false yes no str string bytes int bool boolean number object any"
     b" optional undefined empty required redacted hidden masked secret password token"
-    b" changeme xxxxxxxx secretstr".split()
+    b" changeme xxxxxxxx secretstr value pass passwd pwd example placeholder dummy".split()
 )
 # A line of a private key's body: after a grep or cat -n prefix, a diff's or a quote's mark
 # and any indentation (a YAML block scalar, code), a run of base64, maybe in a string
@@ -191,6 +191,12 @@ def _plausible(
     if b" = " in value or b"==" in value:
         return False
     return not (loose and not shared.digit_or_symbol.search(value))
+
+
+def placeholder(value: bytes) -> bool:
+    """Whether a value, however short, is a word that stands for a secret rather than one
+    (``://user:pass@``, ``KEY=value``, ``<token>``, ``***``)."""
+    return value.lower() in _COMMON_VALUES or _patterns().placeholder.fullmatch(value) is not None
 
 
 def _named(lower: bytes) -> bool:

@@ -45,6 +45,7 @@ from agentout.redact._patterns import (
     _plausible,
     _re2_options,
     _searcher,
+    placeholder,
     valid_jwt,
 )
 from agentout.redact._spans import CONTEXT, FORMAT, VALUE, Span, merge, replace
@@ -240,6 +241,8 @@ class Scanner:
             return None
         if rule.check == "jwt" and not valid_jwt(line[start:end]):
             return None
+        if rule.kind == "url-password" and placeholder(line[start:end]):
+            return None  # https://user:pass@host in a README: a stand-in, not a secret
         return (start, end, FORMAT, rule.kind)
 
     def _assigned(self, line: bytes, found: list[Span]) -> None:

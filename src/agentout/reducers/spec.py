@@ -23,10 +23,12 @@ knowing the output lines it stands for. Steps, in order:
   ``start`` line (its named groups fill ``label``) that match ``item`` (default: any
   non-blank line, as ``{item}``), up to a blank line or a ``stop`` line, become one
   line: ``label`` then the items (each as ``template``) joined by ``join`` (", ").
-- ``group = {pattern, key, header, item, terse?, join?}``: consecutive lines matching
-  ``pattern`` with the same ``key`` group become one block: ``header`` once, then each
-  line as ``item`` (all on the header's line, joined by ``join``, if it is given); under
-  a tight budget the block shows its first ``terse`` items (1) and says how many more.
+- ``group = {pattern, key, header, item, terse?, rest?, join?}``: consecutive lines
+  matching ``pattern`` with the same ``key`` group become one block: ``header`` once,
+  then each line as ``item`` (all on the header's line, joined by ``join``, if it is
+  given); under a tight budget the block shows its first ``terse`` items (1) and says how
+  many more, naming each of them by ``rest`` when it is given (``"{line}"``: a match's
+  line number), so a cut never loses where the rest are.
 - ``dedupe = {pattern, key, line, message, title?}``: each matching line becomes
   ``line`` and the first ``message`` of each ``key`` is said once, in one block at the
   end (``title``, then ``KEY: message (×N)``).
@@ -252,6 +254,7 @@ class Spec(Frozen):
         pattern = self._re(spec["pattern"])
         key_of, header, item = spec["key"], spec["header"], spec["item"]
         terse_items = int(spec.get("terse", 1))
+        rest: str | None = spec.get("rest")
         joined: str | None = spec.get("join")
         headers: dict[int, str] = {}
 
@@ -259,7 +262,7 @@ class Spec(Frozen):
             return headers[id(group)]
 
         out: list[_Block] = []
-        current: tuple[str, _Block, list[str]] | None = None
+        current: tuple[str, _Block, list[str], list[str]] | None = None
         for block in blocks:
             found = pattern.search(block.lines[0]) if len(block.lines) == 1 else None
             if found is None:
@@ -270,10 +273,12 @@ class Spec(Frozen):
             if current is None or current[0] != key:
                 group = _Block([_fill(header, found)], block.n, block.last)
                 headers[id(group)] = group.lines[0]
-                current = (key, group, [])
+                current = (key, group, [], [])
                 out.append(group)
-            _, group, items = current
+            _, group, items, names = current
             items.append(_fill(item, found))
+            if rest is not None:
+                names.append(_fill(rest, found))
             if joined is not None:  # the items on the header's line
                 group.lines = [header_text(group) + " " + joined.join(items)]
                 group.last = block.last
@@ -284,7 +289,8 @@ class Spec(Frozen):
             more = len(items) - terse_items
             group.terse = [group.lines[0], *items[:terse_items]]
             if more > 0:
-                group.terse.append(f"  [… {more} more]")
+                named = ": " + ", ".join(names[terse_items:]) if names else ""
+                group.terse.append(f"  [… {more} more{named}]")
             else:
                 group.terse = None
         return out

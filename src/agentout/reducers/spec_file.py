@@ -299,7 +299,7 @@ def _check_step(step: Any, i: int, path: str) -> dict[str, Any]:
 _WRITTEN = {  # the keys of each step whose text goes into the output
     "replace": ("with",),
     "section": ("label", "template", "join"),
-    "group": ("header", "item"),
+    "group": ("header", "item", "rest"),
     "dedupe": ("line", "message", "title"),
 }
 
