@@ -32,9 +32,11 @@ An HTML comment just before a block gives it what it needs, unseen by a reader::
 - ``env="NAME=VALUE ..."``: more environment;
 - ``vary=REGEX`` (repeatable, or ``dates`` for ISO dates and clock times): spans that
   differ from run to run;
+- ``optional=REGEX`` (repeatable): spans a run may print or not, as a detail a budget
+  holds by a token or two (`` origin=\\S+``);
 - ``stop=N``: the commands serve until stopped; each is stopped (SIGTERM) once it has
   printed N lines;
-- ``port=N``: N in the commands is a free loopback port of this run;
+- ``port=N``: N in the commands, the setup and ``env`` is a free loopback port of this run;
 - ``stream=stdout`` or ``stream=stderr``: the block shows only that stream of its
   commands (both, as a terminal shows them, by default);
 - ``s3=BUCKET``: a real S3 (moto's server, on loopback) with that bucket, and the AWS
@@ -71,6 +73,7 @@ DOC_REPO = "/home/me/src/agentout"
 DOC_TMP = "/tmp/agentout-docs"  # the sandbox, as the pages show it
 SPILL = f"{DOC_TMP}/spill"
 _DOC_STDLIB = "/usr/lib/python{}.{}".format(*sys.version_info[:2])
+_OPTIONAL = "\x01"  # marks an ``optional`` pattern among a block's ``vary`` ones
 COMMAND_TIMEOUT = 180  # seconds for one command of a block, whatever it runs
 
 _PROMPT = re.compile(r"^(?:\[(?P<machine>[\w-]+)\] )?\$ (?P<command>.*)$")
@@ -165,10 +168,12 @@ def _note(page: Path, lines: list[str], start: int) -> Options:
     vary: list[str] = []
     for word in shlex.split(match["options"]):
         name, equals, value = word.partition("=")
-        if not equals or name not in Options.__dataclass_fields__:
+        if not equals or (name not in Options.__dataclass_fields__ and name != "optional"):
             raise BadNote(f"{where}: expected NAME=VALUE with a NAME of Options, got {word!r}")
         if name == "vary":
             vary.append(value)
+        elif name == "optional":
+            vary.append(_OPTIONAL + value)
         else:
             values[name] = value
     env = dict(pair.split("=", 1) for pair in shlex.split(values.pop("env", "")))
@@ -290,6 +295,9 @@ class Session:
             stale.unlink()
         self.port = _free_port() if block.options.port is not None else None
         self.env = _environment(sandbox, block.options)
+        if self.port is not None:  # the port in the block's own variables too
+            for name in block.options.env:
+                self.env[name] = self.env[name].replace(str(block.options.port), str(self.port))
         self.s3 = _S3(block.options.s3, self.env) if block.options.s3 else None
         cwd = block.options.cwd or "."
         where = (
@@ -484,8 +492,10 @@ class Outcome:
 
 
 def _parts(line: str, vary: tuple[str, ...]) -> tuple[str, list[tuple[str, str]]]:
-    """A line's skeleton (what must be equal) and its varying parts, in order."""
-    kinds = [*(("vary", _DATES if v == "dates" else v) for v in vary)]
+    """A line's skeleton (what must be equal) and its varying parts, in order; an
+    ``optional`` span is left out of the skeleton whether it is there or not."""
+    line = _without_optional(line, vary)
+    kinds = [*(("vary", _DATES if v == "dates" else v) for v in vary if v[:1] != _OPTIONAL)]
     kinds += [("ref", REF), ("time", _TIMING), ("tokens", _TOKENS)]
     pattern = "|".join(f"(?P<{kind}{i}>{regex})" for i, (kind, regex) in enumerate(kinds))
     parts: list[tuple[str, str]] = []
@@ -496,6 +506,13 @@ def _parts(line: str, vary: tuple[str, ...]) -> tuple[str, list[tuple[str, str]]
         return "\x00" + parts[-1][0]
 
     return re.sub(pattern, mark, line), parts
+
+
+def _without_optional(line: str, vary: tuple[str, ...]) -> str:
+    for pattern in vary:
+        if pattern[:1] == _OPTIONAL:
+            line = re.sub(pattern[1:], "", line)
+    return line
 
 
 def _align(page: list[str], run: list[str], vary: tuple[str, ...]) -> list[tuple[str, str]] | None:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import glob
 import importlib.util
 import json
-import re
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -101,53 +98,3 @@ def test_every_command_is_documented(name: str) -> None:
     text = page.read_text(encoding="utf-8")
     assert text.startswith(f"# agentout {name}"), f"docs/cli/{name}.md must start with its title"
     assert f"agentout {name} " in text.partition("\n")[2], "show the command being run"
-
-
-def _operands(args: list[str]) -> list[str]:
-    """The arguments that are neither options nor an option's value (``--json`` is a flag)."""
-    found, value_next = [], False
-    for arg in args:
-        if value_next:
-            value_next = False
-        elif arg.startswith("--"):
-            value_next = arg != "--json"
-        else:
-            found.append(arg)
-    return found
-
-
-def console_examples() -> list[tuple[str, str, str]]:
-    """(page, command, output) for each ``$ agentout count|fit ...`` in the README and
-    docs/cli that runs on files in the repository alone (no pipes, no made-up files)."""
-    found = []
-    pages = [ROOT / "README.md", *sorted((ROOT / "docs" / "cli").glob("*.md"))]
-    for page in pages:
-        text = page.read_text(encoding="utf-8")
-        for block in re.findall(r"```console\n(.*?)```", text, flags=re.DOTALL):
-            for command, output in re.findall(r"^\$ (.*)\n((?:(?!\$ ).*\n)*)", block, re.M):
-                args = shlex.split(command)
-                if args[:1] != ["agentout"] or args[1:2] not in (["count"], ["fit"]):
-                    continue  # commands that print the same bytes on every run
-                if set("|<>") & set(command):
-                    continue
-                paths = _operands(args[2:])
-                if all((ROOT / p).exists() or glob.glob(str(ROOT / p)) for p in paths):
-                    found.append((page.name, command, output.rstrip("\n") + "\n"))
-    return found
-
-
-@pytest.mark.parametrize(("page", "command", "output"), console_examples())
-def test_documented_output_is_what_the_command_prints(
-    page: str, command: str, output: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(ROOT)
-    args = []
-    for arg in shlex.split(command)[1:]:
-        args.extend(sorted(glob.glob(arg)) if "*" in arg else [arg])
-    result = CliRunner().invoke(cli, args, prog_name="agentout")
-    assert result.output == output, f"{page}: update the output of `{command}`"
-
-
-def test_the_docs_have_examples_to_check() -> None:
-    checked = {command.split()[1] for _, command, _ in console_examples()}
-    assert {"count", "fit"} <= checked
