@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -14,6 +15,13 @@ import pytest
 Run = Callable[..., subprocess.CompletedProcess[str]]
 BIN = str(Path(sys.executable).parent)  # ruff, pytest and just of this environment
 _OUTER_MAKE = ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEFILES", "MAKE_TERMOUT", "MAKE_TERMERR")
+
+
+def _default_signals() -> None:
+    """Signals as a terminal's shell leaves them: a suite started under ``nohup`` (or a
+    CI runner ignoring SIGHUP) must not make ``kill -HUP`` in a recipe a no-op."""
+    for number in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
 
 
 @pytest.fixture
@@ -54,6 +62,7 @@ def plain(task_env: dict[str, str]) -> Run:
             text=True,
             timeout=120,
             check=False,
+            preexec_fn=_default_signals,
         )
 
     return run
@@ -79,6 +88,7 @@ def routed(task_env: dict[str, str]) -> Run:
             text=True,
             timeout=120,
             check=False,
+            preexec_fn=_default_signals,
         )
 
     return run
