@@ -333,9 +333,11 @@ class Session:
         setup = self.block.options.setup
         first, _, rest = setup.partition(" ")
         runner = {".sh": "bash", ".py": shlex.quote(sys.executable)}.get(Path(first).suffix)
-        if runner and (ROOT / first).is_file():
-            setup = f"{runner} {shlex.quote(str(ROOT / first))} {rest}"
-        ran = self._run(self._real(setup), None, "both")
+        if runner and (ROOT / first).is_file():  # the script's real path is not mapped again
+            setup = f"{runner} {shlex.quote(str(ROOT / first))} {self._real(rest)}"
+        else:  # (a clone under /tmp would have its path taken for the page's /tmp)
+            setup = self._real(setup)
+        ran = self._run(setup, None, "both")
         self.sandbox.setup = ran
         self.sandbox.pending = re.findall(REF, "\n".join(ran.output))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentout.deliver.text import TextSettings, deliver_output
@@ -38,6 +38,7 @@ def _grep(seed: int, files: int, matches: int) -> str:
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(seed=st.integers(0, 2**32), files=st.integers(1, 40), matches=st.integers(1, 30))
+@example(seed=0, files=1, matches=14)  # one file, whole in grep's grouped form: no reference
 def test_every_location_survives_the_cut(
     tmp_path: Path, seed: int, files: int, matches: int
 ) -> None:
@@ -59,5 +60,7 @@ def test_every_location_survives_the_cut(
     shown = {line for line in delivered.text.splitlines() if line.endswith(".py")}
     assert shown, delivered.text
     assert lost([f for f in facts if f.values[0] in shown], delivered.text) == []
-    assert delivered.ref is not None  # the files left out are paged from the stored output
-    assert delivered.ref.path.read_bytes() == raw.encode()
+    names = list(dict.fromkeys(f.values[0] for f in facts))
+    if any(name not in shown for name in names):  # files left out are paged from the store
+        assert delivered.ref is not None
+        assert delivered.ref.path.read_bytes() == raw.encode()
