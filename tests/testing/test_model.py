@@ -15,8 +15,8 @@ from agentout.sources.testing.model import (
 @pytest.mark.parametrize(
     ("seconds", "shown"),
     [
-        (0.0000004, "0μs"),
-        (0.000123, "123μs"),
+        (0.0000004, "0us"),
+        (0.000123, "123us"),
         (0.0009996, "1ms"),
         (0.042, "42ms"),
         (0.9999, "1.00s"),

@@ -248,10 +248,11 @@ def group_causes(failures: Iterable[Failure]) -> list[Cause]:
 
 
 def format_duration(seconds: float) -> str:
-    """As Tryouts prints them: μs under 1 ms, ms under 1 s, seconds with two decimals above."""
+    """As Tryouts prints them (microseconds as ASCII ``us``, which a records value shows
+    without quotes): us under 1 ms, ms under 1 s, seconds with two decimals above."""
     micros = round(seconds * 1_000_000)
     if micros < 1000:
-        return f"{max(micros, 0)}μs"
+        return f"{max(micros, 0)}us"
     millis = round(seconds * 1000)
     if millis < 1000:
         return f"{millis}ms"
