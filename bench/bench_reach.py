@@ -222,22 +222,30 @@ def _exit_line(r: Reached) -> int:
     return count(f"[exit {r.exit}]\n") if r.exit else 0
 
 
+def claude_home(ws: Any) -> tuple[dict[str, str], Path]:
+    """The environment of a Claude Code user with a home of their own in the workspace
+    (the ledger counted as each delivery is made), and the folder Claude Code keeps
+    large tool results in."""
+    home = ws.root / "claude-home"
+    (home / ".claude").mkdir(parents=True)
+    env = {
+        **ws.env,
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "AGENTOUT_LEDGER_SYNC": "1",
+    }
+    scratch = ws.root / "tool-results"
+    scratch.mkdir()
+    return env, scratch
+
+
 def main() -> str:
     tools = prepare_tools()
     with tempfile.TemporaryDirectory(prefix="agentout-bench-reach-") as tmp:
         ws = prepare(Path(tmp), tools)
         heldout.prepare(ws.root)
-        home = ws.root / "claude-home"
-        (home / ".claude").mkdir(parents=True)
-        env = {
-            **ws.env,
-            "HOME": str(home),
-            "XDG_CACHE_HOME": str(home / "cache"),
-            "XDG_DATA_HOME": str(home / "data"),
-            "AGENTOUT_LEDGER_SYNC": "1",
-        }
-        scratch = ws.root / "tool-results"
-        scratch.mkdir()
+        env, scratch = claude_home(ws)
         cases = [c for c in heldout.HELD_OUT if not c.missing(tools)]
         rtk = {case.name: _rtk(ws, case, env) for case in cases}
         parts = [

@@ -22,7 +22,7 @@ from pathlib import Path
 from _common import table, verdict
 from agentout.reducers.facts import lost
 from agentout.tokens import count
-from bench_reach import _rtk, _settings, as_claude
+from bench_reach import _rtk, _settings, as_claude, claude_home
 from shell import heldout
 from shell.capture import capture
 from shell.tools import prepare_tools
@@ -36,17 +36,7 @@ def main() -> str:
     with tempfile.TemporaryDirectory(prefix="agentout-bench-signal-") as tmp:
         ws = prepare(Path(tmp), tools)
         _app_log(ws.root / "logs" / "signal.log", lines=heldout.SIGNAL_LOG_LINES)
-        home = ws.root / "claude-home"
-        (home / ".claude").mkdir(parents=True)
-        env = {
-            **ws.env,
-            "HOME": str(home),
-            "XDG_CACHE_HOME": str(home / "cache"),
-            "XDG_DATA_HOME": str(home / "data"),
-            "AGENTOUT_LEDGER_SYNC": "1",
-        }
-        scratch = ws.root / "tool-results"
-        scratch.mkdir()
+        env, scratch = claude_home(ws)
         cases = [c for c in heldout.SIGNAL if not c.missing(tools)]
         _settings(ws, cases, rules=False)
         session = f"bench-signal-{uuid.uuid4().hex[:8]}"
