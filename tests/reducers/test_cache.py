@@ -89,3 +89,29 @@ def test_the_cache_is_private(private_cache: Path) -> None:
     spec.load_spec(BUILTIN / "ls.toml")
     assert oct(private_cache.parent.stat().st_mode & 0o777) == "0o700"
     assert oct(private_cache.stat().st_mode & 0o777) == "0o600"
+
+
+def test_texts_put_from_many_threads_at_once_are_all_kept(private_cache: Path) -> None:
+    """The MCP server finds reducers on a thread per call: one thread's put must not
+    change the entries another is writing to the file."""
+    import threading
+
+    known = cache.KnownTexts("threads.json", size=400)
+    failures: list[BaseException] = []
+
+    def put(worker: int) -> None:
+        try:
+            for i in range(25):
+                known.put(f"text {worker} {i}", {"rules": 1, "n": i})
+        except BaseException as exc:  # a thread's failure is the test's
+            failures.append(exc)
+
+    threads = [threading.Thread(target=put, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    saved = json.loads((private_cache.parent / "threads.json").read_text(encoding="utf-8"))
+    assert len(saved) == 200
+    assert saved["text 7 24"] == {"rules": 1, "n": 24}

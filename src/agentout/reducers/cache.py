@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ def save(path: Path, data: Any) -> None:
 
     try:
         private_dir(path.parent, "the cache")
-        temp = path.with_name(f".{path.name}.{os.getpid()}")
+        temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(temp, flags, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
@@ -66,6 +67,7 @@ class KnownTexts:
     def __init__(self, name: str, size: int = 64, longest: int = 16 << 10) -> None:
         self.name, self.size, self.longest = name, size, longest
         self._known: dict[str, Any] | None = None
+        self._lock = threading.Lock()  # the MCP server finds reducers on many threads
 
     def _read(self) -> dict[str, Any]:
         if self._known is None:
@@ -74,15 +76,17 @@ class KnownTexts:
         return self._known
 
     def get(self, text: str) -> Any:
-        return self._read().get(text)
+        with self._lock:
+            return self._read().get(text)
 
     def put(self, text: str, data: Any) -> None:
         if len(text) > self.longest:
             return
-        known = self._read()
-        if known.get(text) == data:
-            return
-        known[text] = data
-        while len(known) > self.size:
-            del known[next(iter(known))]
-        save(cache_file(self.name), known)
+        with self._lock:
+            known = self._read()
+            if known.get(text) == data:
+                return
+            known[text] = data
+            while len(known) > self.size:
+                del known[next(iter(known))]
+            save(cache_file(self.name), known)
