@@ -227,6 +227,7 @@ def deliver_output(
         max_chars=budget_chars,
         tokenizer=settings.tokenizer,
         order=order,
+        redact=not capture.filters,  # hidden as it arrived: not looked for again, line by line
     )
     name = None if reducer is None or reduced is None else reducer.name
     return _delivered(

@@ -78,6 +78,7 @@ class RawFormat:
         self.pager = pager
         # a record and, at worst, the marker of a gap before it
         self._marker = gap_marker(1000, 10000, 11000, "0123456789abcdef", pager) + "\n"
+        self.gap_allowance = len(self._marker)  # what a fragment adds for a gap before it
 
     def fragment(self, record: Record, view: View) -> str:
         return f"{visible(str(view['text']))}\n{self._marker}"

@@ -319,8 +319,32 @@ class _Packer:
             text, document = self.render()
             return self.fits_exactly(text, document.stats.tokens)
 
-        apply(gallop(fits, 0, len(rest)))  # adding nothing fits: the state already did
+        guess = self.chars_guess(rest)
+        if guess and fits(guess):  # the guess fits: grow from it
+            apply(gallop(fits, guess, len(rest)))
+        elif guess:  # it does not: step down from it, then narrow
+            apply(_gallop_down(fits, guess))
+        else:
+            apply(gallop(fits, 0, len(rest)))  # adding nothing fits: the state already did
         return self.render()
+
+    def chars_guess(self, rest: Sequence[int]) -> int:
+        """How many of ``rest`` a character budget alone would still hold, by their own
+        text (the markers of the gaps between them left out, as records that follow one
+        another have none): where the search starts, so a cut of thousands of short lines
+        costs a few renders, not a doubling search from one. 0 without such a budget."""
+        if self.max_chars is None or self.max_tokens is not None or not rest:
+            return 0
+        text, _ = self.render()
+        room = self.max_chars - len(text)
+        allowance = getattr(self.fmt, "gap_allowance", 0)  # in a fragment, for its gap
+        m = 0
+        for i in rest:
+            room -= self.view_cost(i, 0)[1] - allowance
+            if room < 0:
+                break
+            m += 1
+        return m
 
     def view_cost(self, index: int, view: int, most: int | None = None) -> tuple[int, int]:
         """``cost`` of a record's fragment at ``view``, worked out once per pack. With
@@ -367,6 +391,17 @@ class _Characters:
 
 
 _CHARACTERS = _Characters()
+
+
+def _gallop_down(fits: Callable[[int], bool], start: int) -> int:
+    """Given not fits(start) and fits(0) (the state before), a value below ``start`` that
+    fits while the next one up does not: try start-1, -2, -4, ..., then bisect."""
+    bad, step = start, 1
+    while True:
+        probe = max(0, bad - step)
+        if probe == 0 or fits(probe):  # 0, the state before, fits
+            return bisect(fits, probe, bad)
+        bad, step = probe, step * 2
 
 
 def pack(
