@@ -12,7 +12,8 @@ whole, never split:
    of that very text, header included. Steps 2 and 3 spend a ``Budget`` estimated from
    each record's rendered fragment; here the longest prefix of those steps whose exact
    count fits is kept (the full list first, else a binary search), and then further
-   records are added while the exact count allows (galloping, then bisecting). Either
+   records are added while the exact count allows (galloping, then bisecting; under a
+   character budget the search starts where the records' own text puts it). Either
    way it costs O(log n) renders, however far off the estimate was.
 
 A budget is a ceiling, the envelope included. When not one record fits beside the
