@@ -24,6 +24,7 @@ def _agentout(entry: str, args: list[str], tmp_path: Path) -> tuple[int, str, st
         "AGENTOUT_SPILL_DIR": str(tmp_path / "spill"),
         "AGENTOUT_LEDGER": "0",
         "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),  # without it, Python finds the real home in the password file
     }
     done = subprocess.run(
         [sys.executable, "-c", entry, *args], capture_output=True, text=True, env=env, cwd=tmp_path
@@ -101,10 +102,12 @@ def test_a_reduced_command_loads_no_dataclasses(tmp_path: Path) -> None:
         "AGENTOUT_SPILL_DIR": str(tmp_path / "spill"),
         "AGENTOUT_LEDGER": "0",
         "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),  # else Python finds the real home in the password file
     }
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, cwd=tmp_path
-    )
+    for _ in range(2):  # the first run fills the caches every later command reads
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, cwd=tmp_path
+        )
     assert done.returncode == 0
     assert "file29.txt  29\n" in done.stdout  # the ls reducer's answer: name and size
     loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
@@ -136,7 +139,8 @@ def _script_run(args: list[str], tmp_path: Path, path: str) -> str:
     """``agentout run`` started as the hooks' rewrite starts it: by the absolute path of
     this environment's ``agentout`` script."""
     script = Path(sys.executable).parent / "agentout"
-    env = {"AGENTOUT_SPILL_DIR": str(tmp_path / "spill"), "AGENTOUT_LEDGER": "0", "PATH": path}
+    env = {"AGENTOUT_SPILL_DIR": str(tmp_path / "spill"), "AGENTOUT_LEDGER": "0", "PATH": path,
+           "HOME": str(tmp_path)}  # fmt: skip
     done = subprocess.run([str(script), "run", *args], capture_output=True, text=True, env=env,
                           cwd=tmp_path, check=False)  # fmt: skip
     return done.stdout
