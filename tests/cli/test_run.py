@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentout.cli.main import cli
@@ -392,6 +392,17 @@ log_line = st.one_of(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(lines=st.lists(log_line, max_size=400), budget=st.integers(min_value=0, max_value=2000))
+@example(  # repeated warnings, folded by their shape
+    lines=[
+        "error: failed",
+        *["warning: x"] * 5,
+        "error: failed",
+        "0:0:0\x1f\x1f\U00017853\U0001b240",
+        "",
+        "error: failed",
+    ],
+    budget=51,
+)
 def test_any_output_within_budget_whole_lines_exact_count_same_bytes(
     tmp_path: Path, lines: list[str], budget: int
 ) -> None:
@@ -413,7 +424,8 @@ def test_any_output_within_budget_whole_lines_exact_count_same_bytes(
     raw_lines = {terminal_text(line) for line in data.decode("utf-8", "replace").split("\n")}
     for line in body(text):  # whole lines only, as the terminal would show them
         unnamed = re.fullmatch(r"\[… \d+ lines?\]", line)  # no room to name the store
-        assert line in raw_lines or line.startswith("[… the same line") or unnamed, line
+        folded = re.fullmatch(r"\[… \d+ more like this: .*\]", line)  # repeats, by shape
+        assert line in raw_lines or line.startswith("[… the same line") or unnamed or folded, line
     if "ref" in fields:
         store = SpillStore(Path(os.environ["AGENTOUT_SPILL_DIR"]))
         assert (store.root / store.find_id(fields["ref"])).read_bytes() == data
