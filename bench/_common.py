@@ -14,7 +14,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,6 +116,17 @@ def seconds(value: float) -> str:
 
 def ratio(value: float) -> str:
     return f"{value:,.0f}×" if value >= 100 else f"{value:.2f}×"
+
+
+def rows_against(timings: Mapping[str, tuple[Timing, Timing]], bare: str) -> list[list[object]]:
+    """A table row per command of ``interleaved_children``'s timings: wall median and
+    best, CPU median, and its wall time over the ``bare`` command's, round by round."""
+    floor = timings[bare][0]
+    return [
+        [f"`{name}`", seconds(wall.median), seconds(wall.best), seconds(cpu.median),
+         ratio(paired_ratio(wall, floor))]
+        for name, (wall, cpu) in timings.items()
+    ]  # fmt: skip
 
 
 def verdict(ok: bool) -> str:

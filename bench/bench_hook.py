@@ -20,10 +20,9 @@ from pathlib import Path
 
 from _common import (
     interleaved_children,
-    paired_ratio,
     quick,
-    ratio,
     rounds,
+    rows_against,
     seconds,
     table,
     verdict,
@@ -81,12 +80,7 @@ def main() -> str:
         }
         answers, timings = interleaved_children(cases, n, env)
     names = list(cases)
-    bare = timings["python -c pass"][0]
-    rows = [
-        [f"`{name}`", seconds(wall.median), seconds(wall.best), seconds(cpu.median),
-         ratio(paired_ratio(wall, bare))]
-        for name, (wall, cpu) in timings.items()
-    ]  # fmt: skip
+    rows = rows_against(timings, "python -c pass")
     hooks = [timings[name][0].median for name in names if name.startswith("hook")]
     routed = b'"updatedInput"' in answers[names[0]] and answers[names[1]] == b""
     added = run_added(rounds(21, 5))

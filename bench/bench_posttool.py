@@ -28,6 +28,7 @@ from _common import (
     paired_ratio,
     quick,
     ratio,
+    rows_against,
     run_child,
     seconds,
     table,
@@ -221,12 +222,7 @@ def bash_section(n: int) -> str:
         }  # fmt: skip
         answers, timings = interleaved_children(cases, rounds_, env)
     names = list(cases)
-    bare = timings["python -c pass"][0]
-    rows = [
-        [f"`{name}`", seconds(wall.median), seconds(wall.best), seconds(cpu.median),
-         ratio(paired_ratio(wall, bare))]
-        for name, (wall, cpu) in timings.items()
-    ]  # fmt: skip
+    rows = rows_against(timings, "python -c pass")
     answered = (b"updatedToolOutput" in answers[names[0]] and b"updatedToolOutput" in
                 answers[names[1]] and answers[names[2]] == b"")  # fmt: skip
     big_median = timings[names[0]][0].median
