@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from agentout.deliver.limits import CUT_CONTEXT_CHARS
 from agentout.deliver.text import CLIENT_LIMIT_CHARS, TextDelivery, TextSettings, deliver_output
 from agentout.reducers import find
-from agentout.reducers.facts import lost
+from agentout.reducers.facts import extract, lost
 from agentout.store.capture import Capture
 from agentout.store.spill import SpillStore
 from agentout.tokens import count
@@ -95,3 +96,55 @@ def test_a_reduced_form_is_whole_within_the_client_limit_and_cut_to_it_past_it(
     cut = run(157, max_chars=8192)
     assert cut.form == "cut"
     assert len(cut.text) <= 8192
+
+
+def test_past_the_client_limit_a_reduced_form_gives_its_facts_then_some_context(
+    store: SpillStore,
+) -> None:
+    """Past what the client shows inline (Claude Code would show a 2,000-character preview
+    of it), grep's form gives every file with the line of every match, then matches in
+    full within CUT_CONTEXT_CHARS; it does not fill the client's limit."""
+    files = [f"src/pkg/module_{i:02}.py" for i in range(40)]
+    body = "".join(
+        f"{files[i // 15 % 40]}:{10 + i}:    raise InputError(f'bad value {i}', path)\n"
+        for i in range(600)
+    )
+    argv = ("grep", "-rn", "InputError", "src")
+    capture = Capture(threshold=CLIENT_LIMIT_CHARS, store=store)
+    capture.feed(body.encode())
+    capture.close()
+    delivered = deliver_output(
+        capture, TextSettings(CLIENT_LIMIT_CHARS), argv=argv, reducer=find(argv)
+    )
+    assert delivered.form == "cut"
+    assert lost(extract(r"^([^:\n]+):(\d+):", body), delivered.text) == []
+    facts = sum(len(f"{name}\n  [… 15 not shown: ]\n") + 15 * 5 for name in files)
+    assert len(delivered.text) <= facts + CUT_CONTEXT_CHARS + 200  # the closing line
+    assert "raise InputError" in delivered.text  # and some matches in full
+
+
+def test_past_the_client_limit_a_failing_build_gives_its_errors_not_its_chatter(
+    store: SpillStore,
+) -> None:
+    """A build that fails with 7 errors among 200,000 lines of progress: every error line,
+    within 700 tokens, where plain text of that size fills what the client shows."""
+    lines = [f"[{i:>6}/200000] Compiling module_{i}.c" for i in range(200_000)]
+    errors = [f"src/module_{i}.c:{i + 3}:5: error: unknown type name 'size_tt'" for i in range(7)]
+    for n, error in enumerate(errors):
+        lines.insert(20_000 * (n + 1), error)
+    lines.append("make: *** [Makefile:12: all] Error 1")
+
+    def run(text: str, status: int) -> TextDelivery:
+        capture = Capture(threshold=CLIENT_LIMIT_CHARS, store=store)
+        capture.feed(text.encode())
+        capture.close()
+        settings = TextSettings(CLIENT_LIMIT_CHARS)
+        return deliver_output(capture, settings, argv=("./build.sh",), exit_status=status)
+
+    failed = run("\n".join(lines) + "\n", 2)
+    assert all(error in failed.text for error in errors)
+    assert "make: *** [Makefile:12: all] Error 1" in failed.text
+    assert count(failed.text) <= 700
+    prose = "".join(f"Line {i} of a long story, told plainly, word by word.\n" for i in range(5000))
+    plain = run(prose, 0)
+    assert CLIENT_LIMIT_CHARS * 0.9 <= len(plain.text) <= CLIENT_LIMIT_CHARS

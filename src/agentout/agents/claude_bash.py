@@ -324,10 +324,13 @@ class _Read:
         if self.stream is not None and self.stream.found.total:
             header["secrets"] = self.stream.found.total
         chars = max(chars, 1)
+        max_tokens = settings["max_tokens"]
         budget = TextSettings(
             chars,
-            max_tokens=settings["max_tokens"],
-            max_chars=chars,
+            max_tokens=max_tokens,
+            # with no budget the threshold, the client's limit, bounds every form (and a
+            # cut follows the client as agentout run's does); a token budget is kept to it too
+            max_chars=None if max_tokens is None else chars,
             format=RawFormat(Pager.for_command(command)),
             tokenizer=settings["tokenizer"],
         )

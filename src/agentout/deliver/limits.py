@@ -7,12 +7,23 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-__all__ = ["CLIENT_LIMIT_CHARS", "ENV_CLIENT_LIMIT", "client_limit", "text_threshold"]
+__all__ = [
+    "CLIENT_LIMIT_CHARS",
+    "CUT_CONTEXT_CHARS",
+    "ENV_CLIENT_LIMIT",
+    "client_limit",
+    "text_threshold",
+]
 
 # What Claude Code's Bash tool shows of a command's output inline; past it the output goes
 # to a file and the model sees a short preview. BASH_MAX_OUTPUT_LENGTH sets it.
 CLIENT_LIMIT_CHARS = 30_000
 ENV_CLIENT_LIMIT = "BASH_MAX_OUTPUT_LENGTH"
+# Past that limit Claude Code keeps the output in a file and shows its first 2,000
+# characters, so a cut need not fill the limit: output with facts to find (a reducer's form,
+# a build's errors) gives every one of them, then twice that preview of context around
+# them (about 1,000 tokens); the rest is a page away in the store.
+CUT_CONTEXT_CHARS = 4_000
 _ENV_LIMIT_MAX = 150_000  # Claude Code takes no more from the variable
 
 

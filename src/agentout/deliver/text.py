@@ -18,7 +18,10 @@ would show whole is never cut to a sliver.
    kept in the store, named on the closing line.
 3. What does not fit is packed within the budget (``max_tokens``, else the inline
    threshold in characters): the lines or blocks that matter most, whole, in order,
-   each gap a marker with the command that shows it, and the exact token count.
+   each gap a marker with the command that shows it, and the exact token count. With no
+   budget given, plain text fills the threshold; a reduced form gives every record at
+   its tersest view (the facts) and ``CUT_CONTEXT_CHARS`` of context; output with errors
+   or warnings gives the digest's gist (``agentout.read.digest``), not its chatter.
 """
 
 from __future__ import annotations
@@ -26,7 +29,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentout.deliver.limits import CLIENT_LIMIT_CHARS, client_limit, text_threshold
+from agentout.deliver.limits import (
+    CLIENT_LIMIT_CHARS,
+    CUT_CONTEXT_CHARS,
+    client_limit,
+    text_threshold,
+)
 from agentout.deliver.whole import lines_of as _lines
 from agentout.deliver.whole import whole_text as _whole_text
 from agentout.frozen import Frozen
@@ -183,7 +191,8 @@ def deliver_output(
         reduced = reducer.reduce(Output(tuple(argv), words, lines, exit_status))
         reduced = proven(reduced, lines)  # "complete" only when it keeps every line
     if reduced is not None and settings.raw and data is not None:
-        chosen, shorter = _try_reduced(capture, reduced, settings, head, data, reducer)
+        room = _room(settings, reduced.records, small)
+        chosen, shorter = _try_reduced(capture, reduced, settings, room, head, data, reducer)
         if chosen is not None:
             return chosen
         if small and not settings.own and not shorter:
@@ -204,22 +213,27 @@ def deliver_output(
     head["lines"] = capture.lines
     records: Sequence[Record]
     order: Sequence[int] | None
+    # with no budget given, the cut follows the client: plain text fills what it shows
+    # inline, and output with facts to find gives them and some context (CUT_CONTEXT_CHARS)
+    follows_client = settings.max_tokens is None and settings.max_chars is None
+    budget_chars = settings.threshold if follows_client else settings.max_chars
     if binary:  # one marker for all of it, the closing line naming the stored bytes
         head["binary"] = capture.size
         records, order = [], []
     elif reduced is not None:
         records, order = reduced.records, reduced.order
+        if follows_client:
+            budget_chars = _room(settings, records, small)
     else:
         from agentout.read.digest import digest
 
         found = digest(capture.scan().finish())
         records, order = found.records, found.order
+        if follows_client and found.gist is not None:
+            order = found.gist  # a failing build's errors and warnings, not its chatter
     from agentout.pack import pack
     from agentout.records import Result
 
-    budget_chars = settings.max_chars
-    if settings.max_tokens is None and budget_chars is None:
-        budget_chars = settings.threshold
     packed = pack(
         Result.of(records, head),
         format=settings.format,
@@ -239,6 +253,7 @@ def _try_reduced(
     capture: Capture,
     reduced: Reduced,
     settings: TextSettings,
+    room: int,
     head: dict[str, Any],
     data: bytes,
     reducer: Reducer | None,
@@ -254,7 +269,6 @@ def _try_reduced(
     text = raw.render(document)
     if len(text.encode("utf-8")) > REDUCED_AT_MOST * len(data):
         return None, False
-    room = settings.threshold if settings.max_chars is None else settings.max_chars
     if len(text) > room or not _fits(text, settings, settings.max_chars):
         return None, True
     ref = None if reduced.complete else capture.commit()
@@ -282,6 +296,18 @@ def _whole(
     if ref is not None:
         head = {**head, "ref": short_ref(ref)}
     return _delivered(capture, _whole_text(lines, head), "whole", secrets=_hidden(head))
+
+
+def _room(settings: TextSettings, records: Sequence[Record], small: bool) -> int:
+    """Characters a reduced form may take: the budget given, else the inline threshold;
+    and when the output itself is past the threshold (the client would show a preview of
+    it), its facts (every record at its tersest view) and ``CUT_CONTEXT_CHARS`` of context."""
+    if settings.max_chars is not None:
+        return settings.max_chars
+    if small or settings.max_tokens is not None:
+        return settings.threshold
+    facts = sum(len(str(record.tersest.get("text", ""))) + 1 for record in records)
+    return min(settings.threshold, facts + CUT_CONTEXT_CHARS)
 
 
 def _binary(data: bytes) -> bool:

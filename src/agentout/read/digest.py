@@ -15,6 +15,9 @@ says which matter most, so a budget leaves out the least important:
 4. other detail, then the warnings;
 5. how the output ended (its last lines), then began, lines of one shape said once;
 6. everything else, in order: plain text gets as much of itself as the budget holds.
+
+``gist`` is that order without its last tier, when the output has errors or warnings: what
+a cut with no budget of its own gives (a failing build's errors, not its chatter).
 """
 
 from __future__ import annotations
@@ -63,11 +66,13 @@ _DEFINITION = re.compile(
 @dataclass(frozen=True)
 class Digest:
     """Records of the kept lines, in line order, the order they matter in, and how many
-    lines the output had."""
+    lines the output had. ``gist``: the order without everything else, when the output
+    has errors or warnings to find; None when it has none (plain text is all context)."""
 
     records: list[Record]
     order: list[int]
     lines: int = 0
+    gist: list[int] | None = None
 
 
 @dataclass
@@ -83,7 +88,11 @@ class _Shown:
 def digest(scan: ScanResult) -> Digest:
     """See the module docstring."""
     shown = _fold_plain(_fold_repeats(_fold_shapes(scan.lines)))
-    return Digest([_record(item) for item in shown], _order(shown), scan.total)
+    tiers = _tiers(shown)
+    order = list(dict.fromkeys(i for tier in tiers for i in tier))
+    trouble = any(item.level in ("error", "warning") for item in shown)
+    gist = list(dict.fromkeys(i for tier in tiers[:-1] for i in tier)) if trouble else None
+    return Digest([_record(item) for item in shown], order, scan.total, gist)
 
 
 def _record(item: _Shown) -> Record:
@@ -223,8 +232,9 @@ def _from_both_ends(items: Sequence[int]) -> list[int]:
     return out
 
 
-def _order(shown: Sequence[_Shown]) -> list[int]:
-    """Indices into ``shown``, most important first (see the module docstring)."""
+def _tiers(shown: Sequence[_Shown]) -> list[list[int]]:
+    """Indices into ``shown`` by tier, most important first (see the module docstring);
+    the last tier is everything, in order."""
     from agentout.read.trouble import is_detail
 
     meaningful = [i for i, item in enumerate(shown) if item.text.strip()]
@@ -259,4 +269,4 @@ def _order(shown: Sequence[_Shown]) -> list[int]:
         distinct[:HEAD_SHOWN],
         list(range(len(shown))),  # the rest, in order
     ]
-    return list(dict.fromkeys(i for tier in tiers for i in tier))
+    return tiers

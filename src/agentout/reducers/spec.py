@@ -290,7 +290,8 @@ class Spec(Frozen):
             group.terse = [group.lines[0], *items[:terse_items]]
             if more > 0:
                 named = ": " + ", ".join(names[terse_items:]) if names else ""
-                group.terse.append(f"  [… {more} more{named}]")
+                said = "more" if terse_items else "not shown"
+                group.terse.append(f"  [… {more} {said}{named}]")
             else:
                 group.terse = None
         return out
