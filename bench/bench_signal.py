@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 import sys
 import tempfile
 import uuid
@@ -26,15 +27,22 @@ from bench_reach import _rtk, _settings, as_claude, claude_home
 from shell import heldout
 from shell.capture import capture
 from shell.tools import prepare_tools
-from shell.workspace import _app_log, prepare
+from shell.workspace import ROOT, _app_log, prepare
 
 TARGET = 30_000
+
+
+def _checkout(where: Path, revision: str, env: dict[str, str]) -> None:
+    """This project at ``revision``, in a folder of its own."""
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(where)], check=True, env=env)
+    subprocess.run(["git", "checkout", "--quiet", revision], cwd=where, check=True, env=env)
 
 
 def main() -> str:
     tools = prepare_tools()
     with tempfile.TemporaryDirectory(prefix="agentout-bench-signal-") as tmp:
         ws = prepare(Path(tmp), tools)
+        _checkout(ws.root / heldout.SIGNAL_TREE, heldout.SIGNAL_REVISION, ws.env)
         _app_log(ws.root / "logs" / "signal.log", lines=heldout.SIGNAL_LOG_LINES)
         env, scratch = claude_home(ws)
         cases = [c for c in heldout.SIGNAL if not c.missing(tools)]

@@ -121,18 +121,19 @@ _LOG_P = f.grab(f.COMMIT, f.SUBJECT, f.DIFF_FILE)
 _PIP_LIST = f.grab(("package", r"^([A-Za-z0-9][\w.-]*)\s+\d\S*\s*$"))
 _HEADINGS = f.grab(("heading", r"^#+ (\S.*?)\s*$"))
 
-# The git cases read a fixed revision of this project's history (main before the signal
-# work), so their figures do not move with each new commit.
+# Every case reads a fixed revision of this project (main before the signal work), checked
+# out in its own folder, so the figures do not move with each new commit (pip list aside).
 SIGNAL_REVISION = "7246ba0"
+SIGNAL_TREE = "signal"
 
 SIGNAL: tuple[Case, ...] = (
-    _case("cat-source", "files", "repo", "cat src/agentout/redact/_scan.py", DEFS),
-    _case("git-log-patch", "git", "repo", f"git log -p -n 5 {SIGNAL_REVISION}", _LOG_P),
-    _case("grep-many", "search", "repo", ("grep", "-rn", _GREP, "src/agentout"), _GREP_MATCH),
+    _case("cat-source", "files", SIGNAL_TREE, "cat src/agentout/redact/_scan.py", DEFS),
+    _case("git-log-patch", "git", SIGNAL_TREE, f"git log -p -n 5 {SIGNAL_REVISION}", _LOG_P),
+    _case("grep-many", "search", SIGNAL_TREE, ("grep", "-rn", _GREP, "src/agentout"), _GREP_MATCH),
     _case(
         "pytest-collect",
         "tests",
-        "repo",
+        SIGNAL_TREE,
         (
             "python",
             "-m",
@@ -148,16 +149,16 @@ SIGNAL: tuple[Case, ...] = (
         env=(("PYTHONPATH", "src"),),
     ),
     _case("big-log", "logs", "logs", "cat signal.log", f.APP_LOG),
-    _case("find-py", "files", "repo", ("find", "src", "-name", "*.py"), f.FIND),
-    _case("ls-la-read", "files", "repo", "ls -la src/agentout/read", f.LS_LONG),
-    _case("git-show", "git", "repo", f"git show {SIGNAL_REVISION}~1", f.GIT_SHOW),
+    _case("find-py", "files", SIGNAL_TREE, ("find", "src", "-name", "*.py"), f.FIND),
+    _case("ls-la-read", "files", SIGNAL_TREE, "ls -la src/agentout/redact", f.LS_LONG),
+    _case("git-show", "git", SIGNAL_TREE, f"git show {SIGNAL_REVISION}~1", f.GIT_SHOW),
     _case(
         "git-diff-stat",
         "git",
-        "repo",
+        SIGNAL_TREE,
         f"git diff --stat {SIGNAL_REVISION}~4 {SIGNAL_REVISION}",
         f.GIT_DIFF_STAT,
     ),
-    _case("pip-list", "generic", "repo", "python -m pip list", _PIP_LIST),
-    _case("cat-readme", "files", "repo", "cat README.md", _HEADINGS),
+    _case("pip-list", "generic", SIGNAL_TREE, "python -m pip list", _PIP_LIST),
+    _case("cat-readme", "files", SIGNAL_TREE, "cat README.md", _HEADINGS),
 )
