@@ -148,3 +148,29 @@ def test_past_the_client_limit_a_failing_build_gives_its_errors_not_its_chatter(
     prose = "".join(f"Line {i} of a long story, told plainly, word by word.\n" for i in range(5000))
     plain = run(prose, 0)
     assert CLIENT_LIMIT_CHARS * 0.9 <= len(plain.text) <= CLIENT_LIMIT_CHARS
+
+
+def test_past_the_client_limit_source_code_that_speaks_of_errors_is_text(
+    store: SpillStore,
+) -> None:
+    """A module of error patterns (``raise ValueError``, ``"ERROR: "``) is read as text: it
+    has more definitions than lines of trouble, so its cut fills what the client shows,
+    outline first, rather than giving only the lines that look like errors."""
+    module = "".join(
+        f"def check_{i}(value):\n"
+        f"    '''Check {i}: the value must be set.\n\n"
+        + "    It is read from the settings, once, and kept for the run.\n" * 4
+        + "    '''\n"
+        + (
+            '    if value is None:\n        raise ValueError("ERROR: value is not set")\n'
+            * (i % 3 == 0)
+        )
+        + f"    return value + {i}\n\n"
+        for i in range(200)
+    )
+    capture = Capture(threshold=CLIENT_LIMIT_CHARS, store=store)
+    capture.feed(module.encode())
+    capture.close()
+    delivered = deliver_output(capture, TextSettings(CLIENT_LIMIT_CHARS), argv=("cat", "m.py"))
+    assert CLIENT_LIMIT_CHARS * 0.9 <= len(delivered.text) <= CLIENT_LIMIT_CHARS
+    assert all(f"def check_{i}(value):" in delivered.text for i in range(200))

@@ -16,8 +16,9 @@ says which matter most, so a budget leaves out the least important:
 5. how the output ended (its last lines), then began, lines of one shape said once;
 6. everything else, in order: plain text gets as much of itself as the budget holds.
 
-``gist`` is that order without its last tier, when the output has errors or warnings: what
-a cut with no budget of its own gives (a failing build's errors, not its chatter).
+``gist`` is that order without its last tier, when the output has errors or warnings (more
+lines of them than definitions: source code that speaks of errors is text): what a cut with
+no budget of its own gives (a failing build's errors, not its chatter).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ PLAIN_FOLD_AT_LEAST = 8  # and plain lines of one shape (a log's noise), from th
 HEAD_SHOWN = 8  # plain lines: how the output began
 TAIL_SHOWN = 16  # and how it ended
 TERSE_LINE_CHARS = 400  # a longer line also has a terse view: its start and its end
+_OUTLINE_TIER = 3  # the outline of source code, in _tiers
 _MINED_AT_MOST = 5000  # warnings mined for shapes (Drain: ~25 µs a line)
 # What varies between lines of one shape: numbers, and quoted or bracketed names.
 _SHAPE_LETTERS = 8
@@ -90,8 +92,12 @@ def digest(scan: ScanResult) -> Digest:
     shown = _fold_plain(_fold_repeats(_fold_shapes(scan.lines)))
     tiers = _tiers(shown)
     order = list(dict.fromkeys(i for tier in tiers for i in tier))
-    trouble = any(item.level in ("error", "warning") for item in shown)
-    gist = list(dict.fromkeys(i for tier in tiers[:-1] for i in tier)) if trouble else None
+    troubled = sum(item.level in ("error", "warning") for item in shown)
+    # source code that speaks of errors (a linter's patterns, tests of failures) has more
+    # definitions than lines of trouble: it is text, and has no gist
+    gist = None
+    if troubled > len(tiers[_OUTLINE_TIER]):
+        gist = list(dict.fromkeys(i for tier in tiers[:-1] for i in tier))
     return Digest([_record(item) for item in shown], order, scan.total, gist)
 
 
