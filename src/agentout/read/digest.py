@@ -131,6 +131,7 @@ def _fold_repeats(lines: Sequence[Line | _Shown]) -> list[_Shown]:
     """Consecutive identical lines as one, with a count."""
     out: list[_Shown] = []
     run = 0
+    said = ""  # the previous line's own text (its record's may have a count added)
     for item in lines:
         shown = item if isinstance(item, _Shown) else _Shown(item, item.n, item.text(), item.level)
         previous = out[-1] if out else None
@@ -138,7 +139,7 @@ def _fold_repeats(lines: Sequence[Line | _Shown]) -> list[_Shown]:
             previous is not None
             and isinstance(item, Line)
             and previous.last + 1 == item.n
-            and previous.line.text() == shown.text
+            and said == shown.text
             and previous.level == shown.level
         ):
             run += 1
@@ -147,6 +148,7 @@ def _fold_repeats(lines: Sequence[Line | _Shown]) -> list[_Shown]:
             previous.text = f"{shown.text}\n[… the same line {run} more {times}]"
             continue
         run = 0
+        said = shown.text if isinstance(item, Line) else item.line.text()
         out.append(shown)
     return out
 
@@ -163,12 +165,12 @@ def _fold_plain(items: list[_Shown]) -> list[_Shown]:
         logged = item.level == "info" and _LOG_RECORD.search(item.text) is not None
         if logged and item.last == item.line.n and i not in ending:
             shape = _VARYING.sub("*", item.text)
-            if shape != item.text and sum(c.isalpha() for c in shape) >= _SHAPE_LETTERS:
+            if shape != item.text:
                 groups.setdefault(shape, []).append(i)
     folded: set[int] = set()
     firsts: dict[int, _Shown] = {}
     for shape, members in groups.items():
-        if len(members) < PLAIN_FOLD_AT_LEAST:
+        if len(members) < PLAIN_FOLD_AT_LEAST or sum(c.isalpha() for c in shape) < _SHAPE_LETTERS:
             continue
         first = items[members[0]]
         text = f"{first.text}\n[… {len(members) - 1} more like this: {shape}]"
