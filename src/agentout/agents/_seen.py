@@ -36,9 +36,9 @@ _FOLDER = "hook-sessions"
 
 
 def _folder() -> str:
-    from agentout.dirs import user_dir
+    from agentout.dirs import user_folder
 
-    return os.path.join(str(user_dir("cache")), _FOLDER)
+    return os.path.join(user_folder("cache"), _FOLDER)
 
 
 def _file(folder: str, session: str) -> str:
