@@ -18,10 +18,11 @@ is an empty one.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
+
+from agentout.agents._digest import sha256
 
 TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def _folder() -> str:
 
 
 def _file(folder: str, session: str) -> str:
-    name = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    name = sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return os.path.join(folder, f"{name}.json")
 
 
