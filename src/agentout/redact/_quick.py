@@ -39,7 +39,7 @@ _WORDS = (
     b"key", b"pass", b"pwd", b"secret", b"token", b"auth", b"bearer", b"aws", b"contras",
     b"eyj", b"xox",
 )  # fmt: skip
-_RUN_OF = re.compile(rb"[A-Za-z0-9_.+~\-]{%d}" % RUN)
+_RUN_OF = rb"[A-Za-z0-9_.+~\-]{%d}" % RUN  # compiled on first use (re's cache)
 _shipped_in_use: list[bool] = []  # found once per process
 
 
@@ -48,7 +48,7 @@ def nothing_to_find(data: bytes, values: Iterable[str]) -> bool:
     if data.translate(None, _ALLOWED) or b"--" in data:
         return False
     lower = data.lower()
-    if any(word in lower for word in _WORDS) or _RUN_OF.search(data):
+    if any(word in lower for word in _WORDS) or re.search(_RUN_OF, data):
         return False
     if any(value.encode("utf-8", "surrogatepass") in data for value in values):
         return False
