@@ -35,7 +35,7 @@ def agentout_command() -> list[str]:
 
 # What ``agentout run`` imports from the standard library on a small command's path (not
 # dataclasses: agentout.frozen says why; tests/cli/test_quick.py holds it out).
-RUN_STDLIB = "re, json, subprocess, threading, typing, pathlib"
+RUN_STDLIB = "re, json, subprocess, threading, typing"
 
 
 def _commands() -> dict[str, list[str]]:

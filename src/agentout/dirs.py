@@ -11,14 +11,17 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from pathlib import Path
-from typing import Literal
 
 from agentout.errors import SpillError
 
+TYPE_CHECKING = False  # pathlib and typing are not imported: every command finds a folder
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Literal
+
 ENV_CONFIG = "AGENTOUT_CONFIG_DIR"
 
-__all__ = ["ENV_CONFIG", "config_dir", "private_dir", "user_dir"]
+__all__ = ["ENV_CONFIG", "config_dir", "config_folder", "private_dir", "user_dir", "user_folder"]
 
 _XDG = {
     "config": ("XDG_CONFIG_HOME", ".config"),
@@ -27,14 +30,15 @@ _XDG = {
 }
 
 
-def user_dir(kind: Literal["config", "cache", "data"]) -> Path:
-    """platformdirs' user ``kind`` directory for agentout."""
+def user_folder(kind: Literal["config", "cache", "data"]) -> str:
+    """platformdirs' user ``kind`` directory for agentout, as a string (no pathlib: the
+    hot paths only join a name to it and look)."""
     if sys.platform.startswith("linux"):
         variable, default = _XDG[kind]
         base = os.environ.get(variable, "")
         if not os.path.isabs(base):
             base = os.path.join(os.path.expanduser("~"), default)
-        return Path(base) / "agentout"
+        return os.path.join(base, "agentout")
     import platformdirs
 
     found = {
@@ -42,15 +46,32 @@ def user_dir(kind: Literal["config", "cache", "data"]) -> Path:
         "cache": platformdirs.user_cache_dir,
         "data": platformdirs.user_data_dir,
     }[kind]
-    return Path(found("agentout"))
+    return str(found("agentout"))
+
+
+def user_dir(kind: Literal["config", "cache", "data"]) -> Path:
+    """platformdirs' user ``kind`` directory for agentout."""
+    from pathlib import Path
+
+    return Path(user_folder(kind))
+
+
+def config_folder() -> str:
+    """``config_dir()`` as a string, without pathlib (the same folder)."""
+    configured = os.environ.get(ENV_CONFIG)
+    if configured:
+        expanded = os.path.expanduser(configured)
+        if configured.startswith("~") and expanded.startswith("~"):
+            raise RuntimeError("Could not determine home directory.")  # as pathlib says
+        return expanded
+    return user_folder("config")
 
 
 def config_dir() -> Path:
     """The user's agentout config directory (``$AGENTOUT_CONFIG_DIR`` wins)."""
-    configured = os.environ.get(ENV_CONFIG)
-    if configured:
-        return Path(configured).expanduser()
-    return user_dir("config")
+    from pathlib import Path
+
+    return Path(config_folder())
 
 
 def private_dir(path: Path, what: str) -> None:

@@ -115,6 +115,27 @@ def test_a_reduced_command_loads_no_dataclasses(tmp_path: Path) -> None:
     assert not loaded & {"dataclasses", "inspect", "importlib.metadata", "bpe_openai"}
 
 
+def test_a_plain_command_loads_no_scanner_nor_pathlib(tmp_path: Path) -> None:
+    # `agentout run -- true`, as every hook's rewrite starts it, ledger on: the command
+    # line is plainly free of secrets (agentout.redact._quick) and no folder is made.
+    env = {
+        "AGENTOUT_SPILL_DIR": str(tmp_path / "spill"),
+        "AGENTOUT_LEDGER_DB": str(tmp_path / "ledger.sqlite3"),
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),  # else Python finds the real home in the password file
+    }
+    probe = _PROBE.replace('"ls", "-la", "."', '"true"')
+    for _ in range(2):  # the first run fills the caches every later command reads
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path
+        )
+    assert done.returncode == 0
+    assert (tmp_path / "ledger-pending.jsonl").exists()  # the ledger wrote its line
+    loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert "agentout.reducers.registry" in loaded  # the probe sees our modules
+    assert not loaded & {"re2", "agentout.redact._scan", "pathlib"}
+
+
 @pytest.mark.parametrize(
     ("args", "named"),
     [

@@ -391,3 +391,18 @@ def test_the_recorders_problems_go_to_its_log_and_gain_tells_them_once(db: Path)
     ), first.stderr
     again = subprocess.run(gain, env=env, capture_output=True, text=True, timeout=120)
     assert again.stderr == ""
+
+
+@pytest.mark.parametrize(
+    "configured",
+    ["", "{tmp}/l.sqlite3", "{tmp}//x/./l.sqlite3", "{tmp}/x/../l.sqlite3", "rel.db", "~/l.db"],
+)
+def test_the_pending_file_found_without_pathlib_is_pending_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, configured: str
+) -> None:
+    from agentout.ledger import pending
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("AGENTOUT_LEDGER_DB", configured.format(tmp=tmp_path))
+    assert pending._pending_file() == str(pending.pending_path())

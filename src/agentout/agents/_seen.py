@@ -18,10 +18,11 @@ is an empty one.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
+
+from agentout.agents._digest import sha256
 
 TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
 if TYPE_CHECKING:
@@ -36,13 +37,13 @@ _FOLDER = "hook-sessions"
 
 
 def _folder() -> str:
-    from agentout.dirs import user_dir
+    from agentout.dirs import user_folder
 
-    return os.path.join(str(user_dir("cache")), _FOLDER)
+    return os.path.join(user_folder("cache"), _FOLDER)
 
 
 def _file(folder: str, session: str) -> str:
-    name = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    name = sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return os.path.join(folder, f"{name}.json")
 
 

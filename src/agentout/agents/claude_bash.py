@@ -37,9 +37,9 @@ earlier call and the stored copy, where that saves at least ``REPEAT_SAVES`` tok
 
 from __future__ import annotations
 
-import hashlib
 import os
 
+from agentout.agents._digest import sha256
 from agentout.agents._markers import show_command
 from agentout.agents._routing import truthy
 
@@ -293,7 +293,7 @@ class _Read:
         self.stream = redactor.stream() if redactor is not None else None
         filters = (self.stream,) if self.stream is not None else ()
         self.capture = Capture(threshold=limit, store=store, filters=filters)
-        hasher = hashlib.sha256()
+        hasher = sha256()
         size = 0
         for piece in pieces:
             hasher.update(piece)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 __all__ = ["main"]
@@ -12,14 +13,36 @@ def main() -> None:
     (``agentout hook AGENT``, ``agentout run -- CMD``) are read without click; everything
     else goes to the click group."""
     if sys.argv[1:2] == ["hook"] and len(sys.argv) == 3 and not sys.argv[2].startswith("-"):
-        from agentout.agents.hook import main as hook
+        # No cyclic garbage collection while the hook answers: it runs around every tool
+        # call, is done within its time limit (seconds) on a bounded payload, and its
+        # imports and the parsed payload would otherwise be walked again and again by
+        # collections that find next to nothing. Reference counting still frees the rest.
+        gc.disable()
+        try:
+            from agentout.agents.hook import main as hook
 
-        sys.exit(hook(sys.argv[2:]))
-    if sys.argv[1:2] == ["run"]:
-        from agentout.cli import quick
+            status = hook(sys.argv[2:])
+        finally:
+            _exiting()
+        sys.exit(status)
+    try:
+        if sys.argv[1:2] == ["run"]:
+            from agentout.cli import quick
 
-        if quick.run(sys.argv[2:]):
-            return  # pragma: no cover - it exits
-    from agentout.cli.main import main as full
+            if quick.run(sys.argv[2:]):
+                return  # pragma: no cover - it exits
+        from agentout.cli.main import main as full
 
-    full()
+        full()
+    except SystemExit:  # every command ends so, its answer given
+        _exiting()
+        raise
+
+
+def _exiting() -> None:
+    """The process ends: what it made is frozen (``gc.freeze``), so the full collection
+    the interpreter runs on its way out does not walk every module and object again
+    (5-10 ms of a small command; it finds nothing the end of the process would not
+    free). Called once all is printed and written; the collector is on, as it was."""
+    gc.freeze()
+    gc.enable()

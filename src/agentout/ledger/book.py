@@ -31,11 +31,14 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 from agentout.ledger.database import ENV_DB, database_path
 from agentout.ledger.pending import RAW_EXACT_BYTES, count_raw, pending_path
 from agentout.ledger.row import Row, checked
+
+TYPE_CHECKING = False  # pathlib is imported where a path is made: `agentout run` appends a line
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "ENV",

@@ -24,15 +24,15 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentout.errors import AgentoutError
 from agentout.ledger.news import note
 from agentout.ledger.row import COLUMNS, Row, checked
 
-if TYPE_CHECKING:  # record_later runs in every agentout run: no sqlite3 there
+if TYPE_CHECKING:  # record_later runs in every agentout run: no sqlite3 nor pathlib there
     import sqlite3
+    from pathlib import Path
 
 __all__ = ["BUSY_SECONDS", "ENV_DB", "Busy", "database_path", "insert", "read"]
 
@@ -66,6 +66,8 @@ class Busy(AgentoutError):
 
 
 def database_path() -> Path:
+    from pathlib import Path
+
     configured = os.environ.get(ENV_DB, "").strip()
     if configured:
         return Path(configured).expanduser()

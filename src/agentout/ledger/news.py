@@ -14,7 +14,10 @@ import contextlib
 import os
 import sys
 import time
-from pathlib import Path
+
+TYPE_CHECKING = False  # pathlib is imported where a path is made: `agentout run` appends a line
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["LOG_NAME", "in_recorder", "news", "note", "open_log"]
 

@@ -29,12 +29,14 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentout.ledger import database
 from agentout.ledger.news import note
 from agentout.ledger.row import COLUMNS, Row, checked
+
+if TYPE_CHECKING:  # pathlib is imported where a path is made: every run appends a line
+    from pathlib import Path
 
 __all__ = ["PENDING", "append", "count_raw", "fold", "pending_path", "start_recorder", "store"]
 
@@ -45,6 +47,21 @@ RAW_EXACT_BYTES = 4 << 20  # raw output counted exactly up to here, then extrapo
 def pending_path() -> Path:
     """Where deliveries wait to be counted: beside the database."""
     return database.database_path().with_name(PENDING)
+
+
+def _pending_file() -> str:
+    """``pending_path()`` as a string, found without pathlib when the database's path is
+    plain (absolute or relative, normalized, no ``~`` left): what every run appends to."""
+    configured = os.environ.get(database.ENV_DB, "").strip()
+    if configured:
+        db = os.path.expanduser(configured)
+    else:
+        from agentout.dirs import user_folder
+
+        db = os.path.join(user_folder("data"), "ledger.sqlite3")
+    if os.sep != "/" or db.startswith("~") or os.path.normpath(db) != db or db in (".", "/"):
+        return str(pending_path())  # pathlib reads it as it always has
+    return os.path.join(os.path.dirname(db), PENDING)
 
 
 # -- writing ----------------------------------------------------------------------------------
@@ -61,8 +78,8 @@ def append(payload: dict[str, Any]) -> int:
 def _append(data: bytes) -> int:
     import fcntl
 
-    path = pending_path()
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = _pending_file()
+    os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
     flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
     while True:
         fd = os.open(path, flags, 0o600)
@@ -285,6 +302,8 @@ def _counted(payload: dict[str, Any], delivered: str) -> tuple[int | None, bool,
     if payload.get("raw_same"):
         source = delivered
     if payload.get("raw_path"):
+        from pathlib import Path
+
         source = Path(payload["raw_path"])
     raw_tokens, exact = count_raw(source, counter) if source is not None else (None, True)
     raw_bytes = payload.get("raw_bytes")
@@ -301,6 +320,8 @@ def count_raw(data: bytes | str | Path | None, tokenizer: Any = None) -> tuple[i
     ``RAW_EXACT_BYTES``; beyond, the exact count of that much scaled by size."""
     if data is None:
         return None, True
+    from pathlib import Path
+
     from agentout.tokens import get_tokenizer
 
     counter = get_tokenizer(tokenizer)

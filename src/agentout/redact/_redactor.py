@@ -17,6 +17,7 @@ from agentout.redact._names import (
     redaction_enabled,
     secret_values,
 )
+from agentout.redact._quick import nothing_to_find
 from agentout.redact._stream import RedactedReader, StreamRedactor
 
 if TYPE_CHECKING:
@@ -102,6 +103,8 @@ class Redactor:
         return io.BufferedReader(RedactedReader(source, self.stream()), _READ)
 
     def redact_bytes(self, data: bytes) -> tuple[bytes, Found]:
+        if self.enabled and nothing_to_find(data, self._values):
+            return bytes(data), Found()  # a few plain words: no scanner built (_quick)
         stream = self.stream()
         out = stream.feed(data)
         tail = stream.finish()

@@ -6,11 +6,11 @@ theirs never imports them (``Lazy``); their own ``matches`` decides the rest.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from functools import cache
 from importlib import import_module
-from pathlib import Path
 from typing import Any
 
 from agentout.reducers.model import Reducer
@@ -72,9 +72,11 @@ class Lazy:
 def builtins() -> tuple[Reducer, ...]:
     from agentout.reducers.spec_file import SpecFile
 
-    folder = Path(__file__).parent / "toml"  # installed beside this module, always a directory
+    # installed beside this module, always a directory (os, not pathlib: every command)
+    folder = os.path.join(os.path.dirname(__file__), "toml")
     found: list[Reducer] = []
-    for entry in sorted(folder.glob("*.toml")):
-        found.append(SpecFile(f"<agentout>/{entry.name}", entry.read_text("utf-8")))
+    for name in sorted(n for n in os.listdir(folder) if n.endswith(".toml")):
+        with open(os.path.join(folder, name), encoding="utf-8") as file:
+            found.append(SpecFile(f"<agentout>/{name}", file.read()))
     found.extend(Lazy(target, prefixes, name) for name, target, prefixes in _PYTHON)
     return tuple(found)

@@ -11,26 +11,27 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-from pathlib import Path
+from _thread import allocate_lock, get_ident  # threading's own: its import costs a hook 1 ms
 from typing import Any
 
-from agentout.dirs import user_dir
+from agentout.dirs import user_folder
 
 __all__ = ["KnownTexts", "cache_file", "load", "save"]
 
 ENV_CACHE_DIR = "AGENTOUT_CACHE_DIR"
 
 
-def cache_file(name: str) -> Path:
+def cache_file(name: str) -> str:
+    """The cache file ``name`` (a string: every command reads the cache, and pathlib
+    would cost it more than the reading)."""
     configured = os.environ.get(ENV_CACHE_DIR)
-    return (Path(configured) if configured else user_dir("cache")) / name
+    return os.path.join(configured if configured else user_folder("cache"), name)
 
 
 MAX_BYTES = 4 << 20  # 64 reducer files of at most 16 KiB each, and their data
 
 
-def load(path: Path) -> Any:
+def load(path: str) -> Any:
     """The JSON in ``path``; None when there is none or it cannot be read (or is not a
     regular file of at most ``MAX_BYTES``)."""
     from agentout.errors import InputError
@@ -42,14 +43,17 @@ def load(path: Path) -> Any:
         return None
 
 
-def save(path: Path, data: Any) -> None:
+def save(path: str, data: Any) -> None:
     """Written privately and atomically; a cache that cannot be written is only slower."""
+    from pathlib import Path
+
     from agentout.dirs import private_dir
     from agentout.errors import SpillError
 
     try:
-        private_dir(path.parent, "the cache")
-        temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+        folder, name = os.path.split(path)
+        private_dir(Path(folder), "the cache")
+        temp = os.path.join(folder, f".{name}.{os.getpid()}.{get_ident()}")
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(temp, flags, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
@@ -67,7 +71,7 @@ class KnownTexts:
     def __init__(self, name: str, size: int = 64, longest: int = 16 << 10) -> None:
         self.name, self.size, self.longest = name, size, longest
         self._known: dict[str, Any] | None = None
-        self._lock = threading.Lock()  # the MCP server finds reducers on many threads
+        self._lock = allocate_lock()  # the MCP server finds reducers on many threads
 
     def _read(self) -> dict[str, Any]:
         if self._known is None:

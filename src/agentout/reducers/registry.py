@@ -17,12 +17,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
-from agentout.dirs import config_dir
+from agentout.dirs import config_dir, config_folder
 from agentout.reducers.builtin import Lazy, builtins
 from agentout.reducers.cache import cache_file, load, save
 from agentout.reducers.model import Reducer
+
+TYPE_CHECKING = False  # pathlib is not imported while no folder is there: every command looks
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["ENTRY_POINT_GROUP", "config_dir", "entries", "project_dir", "reducers"]
 
@@ -31,10 +34,34 @@ ENTRY_POINT_GROUP = "agentout.reducers"
 
 def project_dir(cwd: str | os.PathLike[str] | None = None) -> Path | None:
     """The nearest ``.agentout/reducers`` at or above ``cwd``."""
-    here = Path(cwd if cwd is not None else os.getcwd()).absolute()
-    for folder in (here, *here.parents):
-        candidate = folder / ".agentout" / "reducers"
-        if candidate.is_dir():
+    found = _project_folder(cwd)
+    if found is None:
+        return None
+    from pathlib import Path
+
+    return Path(found)
+
+
+def _project_folder(cwd: str | os.PathLike[str] | None) -> str | None:
+    """``project_dir`` as a string, found without pathlib: ``cwd`` made absolute and each
+    of its parents, read as pathlib reads them (empty and ``.`` parts dropped, ``..``
+    kept); pathlib only where the separator is not ``/``."""
+    if os.sep != "/" or os.altsep:
+        from pathlib import Path
+
+        here = Path(cwd if cwd is not None else os.getcwd()).absolute()
+        for folder in (here, *here.parents):
+            if (folder / ".agentout" / "reducers").is_dir():
+                return str(folder / ".agentout" / "reducers")
+        return None
+    start = os.fspath(cwd) if cwd is not None else os.getcwd()
+    if not os.path.isabs(start):
+        start = os.path.join(os.getcwd(), start)
+    root = "//" if start.startswith("//") and not start.startswith("///") else "/"
+    parts = [part for part in start.split("/") if part and part != "."]
+    for end in range(len(parts), -1, -1):
+        candidate = root + "/".join([*parts[:end], ".agentout", "reducers"])
+        if os.path.isdir(candidate):
             return candidate
     return None
 
@@ -58,8 +85,9 @@ def entries(cwd: str | os.PathLike[str] | None = None) -> Iterator[tuple[Reducer
             yield found, "project"
     from agentout.reducers.spec_file import files_in
 
-    for mine in files_in(config_dir() / "reducers"):
-        yield mine, "user"
+    if os.path.isdir(os.path.join(config_folder(), "reducers")):  # else none: no pathlib
+        for mine in files_in(config_dir() / "reducers"):
+            yield mine, "user"
     for name, target in _entry_points():
         yield Lazy(target, [[]], name), "package"  # a plugin says itself what it matches
     for reducer in builtins():

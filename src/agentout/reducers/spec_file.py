@@ -6,13 +6,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentout.errors import InputError
 from agentout.reducers.cache import KnownTexts
 from agentout.reducers.model import Output, Reduced
 from agentout.reducers.spec import Case, Spec, SpecError, compile_pattern
+
+if TYPE_CHECKING:  # the paths are the callers': every command reads the reducer files
+    from pathlib import Path
 
 __all__ = ["MAX_FILE_BYTES", "SpecFile", "load_spec", "read_file", "safety_problems"]
 
