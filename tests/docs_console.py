@@ -547,8 +547,14 @@ def _align(page: list[str], run: list[str], vary: tuple[str, ...]) -> list[tuple
         memo[i, j] = found
         return found
 
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * (len(page) + len(run)) + 100))
-    return match(0, 0)
+    # the recursion is as deep as the block is long; the limit is put back after, since
+    # other tests in this process depend on it (toon refuses data nested past it)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 4 * (len(page) + len(run)) + 100))
+    try:
+        return match(0, 0)
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def compare(command: Command, ran: Ran, options: Options, refs: dict[str, str]) -> bool:
