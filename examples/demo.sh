@@ -2,6 +2,9 @@
 # The main job on the bundled examples: count what a file costs an agent, then fit it
 # into the agent's budget. Run by `make demo` as: bash examples/demo.sh .venv/bin
 set -euo pipefail
+# The demo's runs are not your work: they stay out of `agentout gain` (the references it
+# prints still work, the outputs are kept in your store as any run's are).
+export AGENTOUT_LEDGER=0
 
 BIN="$(cd "${1:-.venv/bin}" && pwd)"
 cd "$(dirname "$0")/.."
