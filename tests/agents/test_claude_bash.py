@@ -244,6 +244,22 @@ def test_output_over_the_limit_is_cut_within_it(limit: int) -> None:
     assert "/opt/agentout/bin/agentout show " in result["stdout"]
 
 
+def test_past_the_limit_a_reduced_form_is_its_facts_and_some_context() -> None:
+    """As ``agentout run`` cuts it: Claude Code would show a 2,000-character preview of an
+    output past its limit, so the answer gives every match's location and some matches in
+    full, not 30,000 characters of them."""
+    stdout = "\n".join(
+        f"src/pkg/module_{n // 15 % 40:02}.py:{10 + n}:    raise InputError(f'bad {n}', path)"
+        for n in range(600)
+    )
+    assert len(stdout) > 30_000
+    reply = answer_of(payload("grep -rn InputError src", stdout))
+    shown = updated(reply)["stdout"]
+    assert facts.lost(facts.extract(r"^([^:\n]+):(\d+):", stdout), shown) == []
+    assert "raise InputError" in shown
+    assert len(shown) <= 12_000  # 40 files' line numbers and CUT_CONTEXT_CHARS of matches
+
+
 def test_config_max_tokens_is_the_budget() -> None:
     stdout = "\n".join(f"{n:06d} INFO request {n} served in {n % 97} ms" for n in range(3000))
     reply = answer_of(payload("./serve.sh", stdout), config={"shell": {"max_tokens": 300}})

@@ -21,9 +21,9 @@ CLIENT_LIMIT_CHARS = 30_000
 ENV_CLIENT_LIMIT = "BASH_MAX_OUTPUT_LENGTH"
 # Past that limit Claude Code keeps the output in a file and shows its first 2,000
 # characters, so a cut need not fill the limit: output with facts to find (a reducer's form,
-# a build's errors) gives every one of them, then twice that preview of context around
-# them (about 1,000 tokens); the rest is a page away in the store.
-CUT_CONTEXT_CHARS = 4_000
+# a build's errors) gives every one of them, then as much context as that preview holds
+# (about 500 tokens); the rest is a page away in the store.
+CUT_CONTEXT_CHARS = 2_000
 _ENV_LIMIT_MAX = 150_000  # Claude Code takes no more from the variable
 
 

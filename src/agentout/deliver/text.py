@@ -301,12 +301,17 @@ def _whole(
 def _room(settings: TextSettings, records: Sequence[Record], small: bool) -> int:
     """Characters a reduced form may take: the budget given, else the inline threshold;
     and when the output itself is past the threshold (the client would show a preview of
-    it), its facts (every record at its tersest view) and ``CUT_CONTEXT_CHARS`` of context."""
+    it), its facts (every record at its tersest view, with a gap marker before it, as
+    ``pack`` reckons them) and ``CUT_CONTEXT_CHARS`` of context."""
     if settings.max_chars is not None:
         return settings.max_chars
     if small or settings.max_tokens is not None:
         return settings.threshold
-    facts = sum(len(str(record.tersest.get("text", ""))) + 1 for record in records)
+    from agentout.formats.raw import FORMAT, RawFormat
+
+    raw = settings.format if isinstance(settings.format, RawFormat) else FORMAT
+    each = 1 + raw.gap_allowance  # its line break, and a gap before it at worst
+    facts = sum(len(str(record.tersest.get("text", ""))) + each for record in records)
     return min(settings.threshold, facts + CUT_CONTEXT_CHARS)
 
 
