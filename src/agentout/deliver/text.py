@@ -140,9 +140,10 @@ class TextDelivery(Frozen):
         return None if self.packed is None else self.packed.stats.tokens
 
 
-def short_ref(ref: SpillRef) -> str:
-    """The name ``agentout show`` takes: the 16 hex digits of the stored file's name."""
-    stem = ref.ref.rsplit(".", 1)[0]
+def short_ref(ref: SpillRef | str) -> str:
+    """The name ``agentout show`` takes: the 16 hex digits of the stored file's name (of a
+    reference, or of the name itself)."""
+    stem = (ref if isinstance(ref, str) else ref.ref).rsplit(".", 1)[0]
     return stem.rsplit("-", 1)[-1]
 
 

@@ -156,10 +156,17 @@ def _fit_kept(
         if not first.stats.truncated:
             copy.drop()  # every record shown whole (if over budget): nothing to keep
             return first
-        ref = copy.keep()
-    if ref is None:
-        return packed(result.replace(header={**result.header, "warning": copy.warning}))
-    return _with_ref(result, short_ref(ref), packed)
+        name = copy.name_when_kept()  # the reference the output will name, if kept
+        if name is not None:
+            done = _with_ref(result, short_ref(name), packed)
+            if not done.stats.truncated and short_ref(name) not in done.text:
+                # the reference took the envelope past the budget, and a leaner one,
+                # without it, shows every record whole: nothing to keep
+                copy.drop()
+                return done
+            if copy.keep() is not None:
+                return done
+    return packed(result.replace(header={**result.header, "warning": copy.warning}))
 
 
 def _with_ref(result: Result, ident: str, packed: Callable[..., Packed]) -> Packed:

@@ -80,17 +80,24 @@ class InputCopy:
             self._put(self._redactor.finish())
         return bytes(data)
 
-    def keep(self) -> SpillRef | None:
-        """The complete input in the store; None (``warning`` says why) if it failed."""
+    def name_when_kept(self) -> str | None:
+        """The name ``keep`` will give the complete input (read to its end now), so a
+        caller can know what its reference says before keeping it; None (``warning`` says
+        why) if the store failed."""
         while self.read(_DRAIN):
             pass
-        if self.warning is not None:
+        if self.warning is None and self._writer is None:
+            self._open()
+        if self.warning is not None or self._writer is None:
             return None
+        return self._writer.final_name()
+
+    def keep(self) -> SpillRef | None:
+        """The complete input in the store; None (``warning`` says why) if it failed."""
+        if self.name_when_kept() is None:
+            return None
+        assert self._writer is not None
         try:
-            if self._writer is None:
-                self._open()
-            if self._writer is None:  # the store failed to open
-                return None
             return self._writer.commit()
         except OSError as exc:
             self._fail(exc)

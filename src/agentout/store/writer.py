@@ -262,6 +262,14 @@ class SpillWriter:
         """Lines as ``agentout show`` counts them: a last line without newline counts."""
         return self.newlines + (1 if self._last and self._last != b"\n" else 0)
 
+    def final_name(self) -> str:
+        """The name ``commit`` gives the file, were nothing more written: a file named by
+        its content has the hash of the bytes written so far in it."""
+        if self._hash is None:
+            return self.name
+        # same bytes, same name: same output for same input
+        return _HEX.sub(f"-{self._hash.hexdigest()[:16]}.", self.name, count=1)
+
     def commit(self) -> SpillRef:
         """The file under its final name, still open and locked until ``close``. On
         ``OSError`` the descriptor stays open, so ``salvage`` can still read back what
@@ -269,8 +277,7 @@ class SpillWriter:
         self.flush()
         assert self._fd is not None
         os.fsync(self._fd)
-        if self._hash is not None:  # same bytes, same name: same output for same input
-            self.name = _HEX.sub(f"-{self._hash.hexdigest()[:16]}.", self.name, count=1)
+        self.name = self.final_name()
         final = self.root / self.name
         os.replace(self.temp, final)
         self.ref = SpillRef(final, self.name, self.size, self.lines, self._send())
