@@ -187,12 +187,14 @@ def deliver_output(
 
     # 1. a reducer's compact form, when it is smaller and fits
     reduced: Reduced | None = None
+    room = settings.threshold  # what a reduced form may take, whole or cut (_room)
     if reducer is not None and lines is not None:
         words = command_words(argv)
         reduced = reducer.reduce(Output(tuple(argv), words, lines, exit_status))
         reduced = proven(reduced, lines)  # "complete" only when it keeps every line
+        if reduced is not None:
+            room = _room(settings, reduced.records, small)
     if reduced is not None and settings.raw and data is not None:
-        room = _room(settings, reduced.records, small)
         chosen, shorter = _try_reduced(capture, reduced, settings, room, head, data, reducer)
         if chosen is not None:
             return chosen
@@ -224,7 +226,7 @@ def deliver_output(
     elif reduced is not None:
         records, order = reduced.records, reduced.order
         if follows_client:
-            budget_chars = _room(settings, records, small)
+            budget_chars = room
     else:
         from agentout.read.digest import digest
 
