@@ -47,7 +47,7 @@ does (``agentout.reducers.complete`` checks each one).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentout.errors import InputError
@@ -139,7 +139,8 @@ class Spec(Frozen):
     path: str
     cases: tuple[Case, ...]
     complete: bool
-    _compiled: dict[str, Any]  # patterns compiled as they are first used
+    # patterns compiled as they are first used; a tuple of them: their RE2 set
+    _compiled: dict[str | tuple[str, ...], Any]
 
     def __init__(
         self,
@@ -170,6 +171,29 @@ class Spec(Frozen):
             found = self._compiled[pattern] = compile_pattern(pattern, "pattern", self.path)
         return found
 
+    def _which(self, patterns: Sequence[str]) -> Callable[[str], Sequence[int]]:
+        """Which of ``patterns`` a line matches, in one pass of RE2 over it (a step's list
+        of patterns is searched once per line, not once per pattern)."""
+        key = tuple(patterns)
+        found = self._compiled.get(key)
+        if found is None:
+            import re2
+
+            options = re2.Options()
+            options.log_errors = False
+            members = re2.Set.SearchSet(options)
+            try:
+                for pattern in key:
+                    members.Add(pattern)
+                members.Compile()
+                found = self._compiled[key] = lambda line: members.Match(line) or ()
+            except re2.error:  # not a valid pattern: compiled alone, it is named
+                regexes = [self._re(p) for p in key]
+                found = self._compiled[key] = lambda line: [
+                    i for i, r in enumerate(regexes) if r.search(line)
+                ]
+        return found
+
     def reduce(self, output: Output) -> Reduced | None:
         blocks = [_Block([line], n, n) for n, line in enumerate(output.lines, start=1)]
         for step in self.steps:
@@ -187,18 +211,19 @@ class Spec(Frozen):
         kind = next(iter(step))
         value = step[kind]
         if kind == "skip":
-            patterns = [self._re(p) for p in value]
-            return _map_lines(blocks, lambda line: None if _any(patterns, line) else line)
+            which = self._which(value)
+            return _map_lines(blocks, lambda line: None if which(line) else line)
         if kind == "keep":
-            patterns = [self._re(p) for p in value]
-            return _map_lines(blocks, lambda line: line if _any(patterns, line) else None)
+            which = self._which(value)
+            return _map_lines(blocks, lambda line: line if which(line) else None)
         if kind == "replace":
             rules = [(self._re(rule["pattern"]), rule["with"]) for rule in value]
-            return _map_lines(blocks, lambda line: _replace(rules, line))
+            which = self._which([rule["pattern"] for rule in value])
+            return _map_lines(blocks, lambda line: _replace(rules, which(line), line))
         if kind == "important":
-            patterns = [self._re(p) for p in value]
+            which = self._which(value)
             for block in blocks:
-                block.important = block.important or any(_any(patterns, x) for x in block.lines)
+                block.important = block.important or any(which(x) for x in block.lines)
             return blocks
         if kind == "section":
             return self._section(value, blocks)
@@ -344,16 +369,13 @@ class Spec(Frozen):
         return out
 
 
-def _any(patterns: Sequence[Any], line: str) -> bool:
-    return any(p.search(line) for p in patterns)
-
-
-def _replace(rules: Sequence[tuple[Any, str]], line: str) -> str:
-    for pattern, template in rules:
-        found = pattern.search(line)
-        if found is not None:
-            return line[: found.start()] + _fill(template, found) + line[found.end() :]
-    return line
+def _replace(rules: Sequence[tuple[Any, str]], hits: Sequence[int], line: str) -> str:
+    """``line`` changed by the first of the ``rules`` it matches (``hits``: which)."""
+    if not hits:
+        return line
+    pattern, template = rules[min(hits)]
+    found = pattern.search(line)
+    return line[: found.start()] + _fill(template, found) + line[found.end() :]
 
 
 def _map_lines(blocks: list[_Block], change: Any) -> list[_Block]:
