@@ -199,7 +199,13 @@ def deliver_output(
         if chosen is not None:
             return chosen
         if small and not settings.own and not shorter:
-            reduced = None  # small output the reducer did not shorten: cut as printed
+            # small output the reducer did not shorten: as printed if it fits; if not, the
+            # cut is still the reducer's, which keeps every fact at its tersest
+            reduced = (
+                reduced
+                if not _fits(_whole_text(lines or (), head), settings, settings.max_chars)
+                else None
+            )
 
     # 2. small, and it fits: as printed (binary data is never shown: its escapes would
     # cost more than the bytes, and say nothing an agent can read)
