@@ -61,7 +61,9 @@ class Locker:
 
     def _loop(self) -> None:
         chance = random.Random(28)
-        while not self.stop.wait(chance.uniform(0.3, 1.5)):
+        # the first lock as soon as the database is there (writers on a fast machine may
+        # be done within a second), the others at random moments
+        while not self.stop.wait(chance.uniform(0.3, 1.5) if self.locks else 0.02):
             try:
                 holder = sqlite3.connect(self.db, timeout=10, isolation_level=None)
                 try:
