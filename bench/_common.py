@@ -10,11 +10,13 @@ waiting for a core another job holds does not count, which wall time on a loaded
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import statistics
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -195,3 +197,44 @@ def interleaved_children(
             cpus[name].append(cpu)
     timings = {name: (Timing(tuple(walls[name])), Timing(tuple(cpus[name]))) for name in names}
     return answers, timings
+
+
+@contextlib.contextmanager
+def installed_hook(env: dict[str, str]) -> Iterator[list[str]]:
+    """The hook as ``agentout init`` installs it (``python -S .../hook_client.py``), its
+    warm server started and listening in a private runtime folder of its own (set in
+    ``env``), and stopped at the end: a call as an agent makes it once the server runs."""
+    import signal
+    import socket
+    import subprocess
+    import tempfile
+
+    from agentout.agents import hook_client
+    from agentout.agents._routing import hook_command
+
+    base = tempfile.mkdtemp(prefix="ao-bench-", dir="/tmp")  # a socket's path is short
+    os.chmod(base, 0o700)
+    env.update(XDG_RUNTIME_DIR=base, AGENTOUT_HOOK_SERVER="1", AGENTOUT_HOOK_SERVER_IDLE="900")
+    folder = os.path.join(base, f"agentout-{os.getuid()}")
+    name = os.path.basename(hook_client.socket_path(sys.executable, hook_client.package_dir()))
+    path = os.path.join(folder, name)
+    command = hook_command()
+    subprocess.run([*command, "hook", "claude"], input=b"{}", env=env, capture_output=True)
+    deadline = time.monotonic() + 60
+    while True:  # the first call answered cold and started the server: wait until it listens
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(path)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no hook server listening on {path}") from None
+            time.sleep(0.05)
+        finally:
+            probe.close()
+    try:
+        yield command
+    finally:
+        with contextlib.suppress(OSError, ValueError), open(path + ".lock") as lock:
+            os.kill(int(lock.read().strip()), signal.SIGTERM)
+        shutil.rmtree(base, ignore_errors=True)

@@ -24,6 +24,7 @@ from typing import Any
 
 from _common import (
     Timing,
+    installed_hook,
     interleaved_children,
     paired_ratio,
     quick,
@@ -39,6 +40,8 @@ LIMIT_SECONDS = 0.200
 SMALL_LIMIT_SECONDS = 0.050  # a Bash result under 4 KB
 BUDGET = 5000
 _HEADERS = ["payload", "command", "wall median", "wall best", "÷ json.load (wall)"]
+_INSTALLED = "hook as installed (warm server)"
+_COLD = "agentout hook claude (no server)"
 
 
 def agentout_command() -> list[str]:
@@ -109,7 +112,7 @@ def _within_budget(answer: bytes) -> bool:
 def main() -> str:
     n = 2 if quick() else 7
     size = 100_000 if quick() else 1_000_000
-    hook = [*agentout_command(), "hook", "claude"]
+    cold = [*agentout_command(), "hook", "claude"]
     peers = {"json.load": [sys.executable, "-c", "import json,sys; json.load(sys.stdin)"]}
     jq = shutil.which("jq")
     if jq is not None:
@@ -122,40 +125,46 @@ def main() -> str:
             "AGENTOUT_CONFIG_DIR": str(Path(scratch) / "config"),
         }
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: bytecode cached
-        for name, data in payloads(size).items():
-            contenders = {"agentout hook claude": hook, **peers}
-            answers_ok &= _within_budget(_run(hook, data, env)[1])  # also the warm-up
-            walls: dict[str, list[float]] = {c: [] for c in contenders}
-            names = list(contenders)
-            for round_ in range(n):
-                shift = round_ % len(names)
-                for contender in names[shift:] + names[:shift]:
-                    walls[contender].append(_run(contenders[contender], data, env)[0])
-            timings = {c: Timing(tuple(walls[c])) for c in names}
-            peer = timings["json.load"]
-            medians.append(timings["agentout hook claude"].median)
-            for contender, timing in timings.items():
-                rows.append(
-                    [
-                        f"{name}, {len(data) / 1e6:.2f} MB",
-                        f"`{contender}`",
-                        seconds(timing.median),
-                        seconds(timing.best),
-                        ratio(paired_ratio(timing, peer)),
-                    ]
-                )
+        with installed_hook(env) as client:
+            hook = [*client, "hook", "claude"]
+            for name, data in payloads(size).items():
+                contenders = {_INSTALLED: hook, _COLD: cold, **peers}
+                answers_ok &= _within_budget(_run(hook, data, env)[1])  # also the warm-up
+                answers_ok &= _run(cold, data, env)[1] == _run(hook, data, env)[1]
+                walls: dict[str, list[float]] = {c: [] for c in contenders}
+                names = list(contenders)
+                for round_ in range(n):
+                    shift = round_ % len(names)
+                    for contender in names[shift:] + names[:shift]:
+                        walls[contender].append(_run(contenders[contender], data, env)[0])
+                timings = {c: Timing(tuple(walls[c])) for c in names}
+                peer = timings["json.load"]
+                medians.append(timings[_INSTALLED].median)
+                for contender, timing in timings.items():
+                    rows.append(
+                        [
+                            f"{name}, {len(data) / 1e6:.2f} MB",
+                            f"`{contender}`",
+                            seconds(timing.median),
+                            seconds(timing.best),
+                            ratio(paired_ratio(timing, peer)),
+                        ]
+                    )
     slowest = max(medians)
     bash = bash_section(n)
     return "\n\n".join(
         [
             "## Claude Code PostToolUse hook on a 1 MB MCP result",
-            f"`agentout hook claude` answering a `PostToolUse` payload of about "
-            f"{size / 1e6:g} MB on stdin, a fresh process each time as Claude Code starts "
-            f"it, beside the same payload read by `json.load` and `jq`; median and best of "
-            f"{n} runs, the commands taking turns. Every answer is within {BUDGET} tokens "
-            f"({verdict(answers_ok)}).",
+            f"The hook answering a `PostToolUse` payload of about {size / 1e6:g} MB on "
+            f"stdin, a fresh process each time as Claude Code starts it: as `agentout init` "
+            f"installs it (the warm hook server's client, the server running), and as "
+            f"`agentout hook claude` answers with no server (an agent's first call); beside "
+            f"the same payload read by `json.load` and `jq`; median and best of {n} runs, the "
+            f"commands taking turns. Every answer is within {BUDGET} tokens, and the same "
+            f"with and without the server ({verdict(answers_ok)}).",
             table(_HEADERS, rows),
-            f"**slowest payload, wall median {seconds(slowest)} ≤ {seconds(LIMIT_SECONDS)}: "
+            f"**slowest payload, as installed, wall median {seconds(slowest)} ≤ "
+            f"{seconds(LIMIT_SECONDS)}: "
             f"{verdict(slowest <= LIMIT_SECONDS)}**",
             bash,
         ]
@@ -211,31 +220,38 @@ def bash_section(n: int) -> str:
                "AGENTOUT_LEDGER_DB": str(root / "ledger.sqlite3")}  # fmt: skip
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env.pop("AGENTOUT_LEDGER_SYNC", None)
-        hook = [*agentout_command(), "hook", "claude"]
-        cases = {
-            f"hook: Bash result of {len(whole) / 1e6:.2f} MB (persisted; cut)": (hook, big),
-            f"hook: `git status`, {len(_GIT_STATUS):,} bytes (reduced)": (
-                hook, _bash_payload("git status", _GIT_STATUS)),
-            f"hook: a script's output, {len(plain):,} bytes (as printed: no answer)": (
-                hook, _bash_payload("./deploy.sh", plain)),
-            "python -c pass": ([sys.executable, "-c", "pass"], b""),
+        cold = [*agentout_command(), "hook", "claude"]
+        payloads_ = {
+            f"Bash result of {len(whole) / 1e6:.2f} MB (persisted; cut)": big,
+            f"`git status`, {len(_GIT_STATUS):,} bytes (reduced)": _bash_payload(
+                "git status", _GIT_STATUS),
+            f"a script's output, {len(plain):,} bytes (as printed: no answer)": _bash_payload(
+                "./deploy.sh", plain),
         }  # fmt: skip
-        answers, timings = interleaved_children(cases, rounds_, env)
+        with installed_hook(env) as client:
+            hook = [*client, "hook", "claude"]
+            cases = {f"as installed: {name}": (hook, data) for name, data in payloads_.items()}
+            cases |= {f"no server: {name}": (cold, data) for name, data in payloads_.items()}
+            cases["python -c pass"] = ([sys.executable, "-c", "pass"], b"")
+            answers, timings = interleaved_children(cases, rounds_, env)
     names = list(cases)
     rows = rows_against(timings, "python -c pass")
     answered = (b"updatedToolOutput" in answers[names[0]] and b"updatedToolOutput" in
-                answers[names[1]] and answers[names[2]] == b"")  # fmt: skip
+                answers[names[1]] and answers[names[2]] == b""
+                and all(answers[names[i]] == answers[names[i + 3]] for i in range(3)))  # fmt: skip
     big_median = timings[names[0]][0].median
     small_median = max(timings[names[1]][0].median, timings[names[2]][0].median)
     return "\n\n".join(
         [
             "### `Bash` results (PostToolUse)",
-            f"`agentout hook claude` answering a `PostToolUse` payload of the `Bash` tool, a "
-            f"fresh process each time; median and best of {rounds_} interleaved rounds. The "
-            f"answers were checked: the 1 MB log and `git status` are replaced, the plain "
-            f"output gets none ({verdict(answered)}).",
+            f"The hook answering a `PostToolUse` payload of the `Bash` tool, a fresh process "
+            f"each time: as installed (the warm server's client) and with no server; median "
+            f"and best of {rounds_} interleaved rounds. The answers were checked: the 1 MB log "
+            f"and `git status` are replaced, the plain output gets none, and each answer is "
+            f"the same with and without the server ({verdict(answered)}).",
             table(["command", "wall median", "wall best", "CPU median", "÷ python -c pass"], rows),
-            f"**1 MB result, wall median {seconds(big_median)} ≤ {seconds(LIMIT_SECONDS)}: "
+            f"**As installed: 1 MB result, wall median {seconds(big_median)} ≤ "
+            f"{seconds(LIMIT_SECONDS)}: "
             f"{verdict(big_median <= LIMIT_SECONDS)}; results under 4 KB, slowest wall median "
             f"{seconds(small_median)} ≤ {seconds(SMALL_LIMIT_SECONDS)}: "
             f"{verdict(small_median <= SMALL_LIMIT_SECONDS)}**",

@@ -47,6 +47,11 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.pop(variable, None)
     os.environ["HOME"] = str(home)
     os.environ[_HOME_MARK] = str(home)
+    # hooks answer cold: no test leaves a warm hook server behind (tests/agents/
+    # test_hook_server.py starts its own, in a folder of its own)
+    os.environ["AGENTOUT_HOOK_SERVER"] = "0"
+    (home / "run").mkdir(mode=0o700)
+    os.environ["XDG_RUNTIME_DIR"] = str(home / "run")
     config.stash[_home_key] = home
 
 

@@ -24,7 +24,15 @@ from collections.abc import Callable, Sequence
 
 from agentout.agents._shell import Script, Segment
 
-__all__ = ["agentout_command", "reads_files", "rewrite", "routable", "truthy", "worth_routing"]
+__all__ = [
+    "agentout_command",
+    "hook_command",
+    "reads_files",
+    "rewrite",
+    "routable",
+    "truthy",
+    "worth_routing",
+]
 
 MAX_COMMAND = 4096  # longer commands are left alone (Claude Code stops analysing at 10,000)
 
@@ -168,6 +176,14 @@ def agentout_command() -> list[str]:
     if os.path.basename(started) == "agentout":
         return [os.path.abspath(started)]
     return [sys.executable, "-m", "agentout"]
+
+
+def hook_command() -> list[str]:
+    """How an agent's hook starts this agentout: this Python without its site (``-S``:
+    nothing but the standard library is loaded before the answer) on the warm hook
+    server's client (``hook_entry.py``), which answers cold when no server runs."""
+    client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hook_entry.py")
+    return [sys.executable, "-S", client]
 
 
 def rewrite(script: Script, agentout: Sequence[str] | None = None) -> str:

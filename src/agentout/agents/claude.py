@@ -177,6 +177,7 @@ def edits(
     agentout: Sequence[str],
     ledger: bool = True,
     server: Sequence[str] | None = None,
+    hook: Sequence[str] | None = None,
 ) -> list[Edit]:
     """The hooks (``settings.local.json`` of the project, or the user's ``settings.json``):
     ``PreToolUse`` for ``Bash``, ``PostToolUse`` for ``Bash`` and every MCP tool,
@@ -184,11 +185,12 @@ def edits(
     forgotten); the MCP server (``.mcp.json``, or ``~/.claude.json``), the instructions
     (``CLAUDE.md``), and with ``ledger=False`` the ``env`` entry that turns the ledger
     off. ``server``: how a file the team shares (the project's ``.mcp.json``) starts the
-    MCP server, so that it works on every machine (default: ``agentout``)."""
+    MCP server, so that it works on every machine (default: ``agentout``); ``hook``: how
+    the hooks start it (default: ``agentout``; ``init`` gives the warm server's client)."""
     from agentout.agents._common import instructions, mcp_server
     from agentout.agents._install import JsonEntry, JsonHook, TextBlock
 
-    head = shlex.join(agentout)
+    head = shlex.join(agentout if hook is None else hook)
     started = agentout if scope == "global" or server is None else server
     if scope == "global":
         settings, servers, notes = (

@@ -92,13 +92,14 @@ def edits(
     agentout: Sequence[str],
     ledger: bool = True,
     server: Sequence[str] | None = None,
+    hook: Sequence[str] | None = None,
 ) -> list[Edit]:
     """The hook (``~/.codex/hooks.json``, or the project's ``.codex/hooks.json``), the MCP
     server (``~/.codex/config.toml``: Codex reads servers from the user's config) and the
-    note (``AGENTS.md``)."""
+    note (``AGENTS.md``). ``hook``: how the hook starts agentout (default: ``agentout``)."""
     codex = Path(os.environ.get("CODEX_HOME", "") or home / ".codex")
     hooks = codex / "hooks.json" if scope == "global" else project / ".codex" / "hooks.json"
-    head = shlex.join(agentout)
+    head = shlex.join(agentout if hook is None else hook)
     entry = (
         "[mcp_servers.agentout]",
         f"command = {json.dumps(agentout[0])}",

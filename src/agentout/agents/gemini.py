@@ -42,18 +42,20 @@ def edits(
     ledger: bool = True,
     output_hook: bool = False,
     server: Sequence[str] | None = None,
+    hook: Sequence[str] | None = None,
 ) -> list[Edit]:
     """The MCP server (``.gemini/settings.json`` of the project, or
     ``~/.gemini/settings.json``), the instructions (``GEMINI.md``) and, with
     ``output_hook``, the ``AfterTool`` hook: asked for, because Gemini CLI 0.61 shows a
     replaced result as "Tool result blocked" (the only answer it applies is a deny). With
     ``ledger=False`` both run with ``AGENTOUT_LEDGER=0`` (Gemini CLI has no ``env``
-    setting for what it starts; its hook commands run through the shell)."""
+    setting for what it starts; its hook commands run through the shell). ``hook``: how
+    the hook starts agentout (default: ``agentout``)."""
     base = home / ".gemini" if scope == "global" else project / ".gemini"
     notes = base / "GEMINI.md" if scope == "global" else project / "GEMINI.md"
     settings = base / "settings.json"
     off = "" if ledger else "env AGENTOUT_LEDGER=0 "
-    hook = f"{off}{shlex.join(agentout)} hook gemini"
+    command = f"{off}{shlex.join(agentout if hook is None else hook)} hook gemini"
     entry = mcp_server(agentout if scope == "global" or server is None else server)
     if not ledger:
         entry["env"] = {"AGENTOUT_LEDGER": "0"}
@@ -62,7 +64,7 @@ def edits(
             settings,
             "AfterTool",
             MATCHER,
-            hook,
+            command,
             " hook gemini",
             timeout=_TIMEOUT_MS,
             name=HOOK_NAME,

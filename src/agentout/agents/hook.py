@@ -41,6 +41,7 @@ __all__ = [
     "TIME_LIMITS",
     "answer",
     "main",
+    "respond",
 ]
 
 MAX_PAYLOAD = 1 << 20  # a Bash payload is a command and a few fields
@@ -232,17 +233,17 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise _TimeLimit
 
 
-def main(argv: Sequence[str], stdin: IO[bytes] | None = None) -> int:
-    """The whole hook: always exit status 0 and, at worst, no answer."""
+def respond(agent: str, stdin: IO[bytes]) -> tuple[str, str | None]:
+    """One hook call, read from ``stdin``, within its time limit: (what to print on
+    stdout, the one line for stderr or None). Never raises: at worst, no answer."""
     out, err = "", None
-    agent = argv[0] if argv else ""
     _limit[0] = TIME_LIMITS.get(agent, TIME_LIMIT)
     previous = None
     if hasattr(signal, "setitimer"):
         previous = signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, _limit[0])
     try:
-        raw = _read_limited(stdin if stdin is not None else sys.stdin.buffer, _read_size(agent))
+        raw = _read_limited(stdin, _read_size(agent))
         out, err = answer(agent, raw)
     except _TimeLimit:
         out, err = "", f"agentout: hook: no answer within {_limit[0]:g}s; nothing changed"
@@ -253,12 +254,19 @@ def main(argv: Sequence[str], stdin: IO[bytes] | None = None) -> int:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
     out = out or _NOTHING.get(agent, "")
+    return out, (err.replace("\n", " ") if err else None)
+
+
+def main(argv: Sequence[str], stdin: IO[bytes] | None = None) -> int:
+    """The whole hook: always exit status 0 and, at worst, no answer."""
+    agent = argv[0] if argv else ""
+    out, err = respond(agent, stdin if stdin is not None else sys.stdin.buffer)
     try:
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()
         if err:
-            sys.stderr.write(err.replace("\n", " ") + "\n")
+            sys.stderr.write(err + "\n")
     except OSError:
         pass
     return 0

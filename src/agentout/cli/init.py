@@ -14,6 +14,8 @@ import click
 from agentout.cli._options import EXIT_FAILED, reports_errors
 
 AGENTS = ("claude", "gemini", "copilot", "cursor", "opencode", "codex")
+# the agents whose hooks start agentout themselves: through the warm hook server's client
+_HOOKED = ("claude", "codex", "gemini")
 _SHARED_FILES = {"claude": ".mcp.json", "opencode": "opencode.json", "cursor": ".cursor/mcp.json",
                  "gemini": ".gemini/settings.json"}  # fmt: skip
 
@@ -121,8 +123,12 @@ def _edits(
     no_ledger: bool,
     output_hook: bool,
 ) -> list[Any]:
+    from agentout.agents._routing import hook_command
+
     module = importlib.import_module(f"agentout.agents.{agent}")
-    extra = {"output_hook": output_hook} if agent == "gemini" else {}
+    extra: dict[str, Any] = {"output_hook": output_hook} if agent == "gemini" else {}
+    if agent in _HOOKED:
+        extra["hook"] = hook_command()
     edits: list[Any] = module.edits(
         scope=scope,
         home=Path.home(),
@@ -200,7 +206,9 @@ def _show(agent: str, edits: Sequence[Any], agentout: Sequence[str]) -> None:
             click.echo(f"{'backup':9} {path}: a copy from before init, {copy}")
     check = getattr(module, "check", None)
     if check is not None and all(_install.state(e) == "installed" for e in edits):
-        trouble = check(agentout)
+        from agentout.agents._routing import hook_command
+
+        trouble = check(hook_command() if agent in _HOOKED else agentout)
         click.echo(f"{'broken' if trouble else 'runs':9} {trouble or 'the hook answers'}")
         problems += trouble is not None
     raise SystemExit(EXIT_FAILED if problems else 0)

@@ -27,10 +27,11 @@ checked before it is stored, and the lines are removed only once their rows are 
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from agentout.ledger.database import ENV_DB, database_path
 from agentout.ledger.pending import RAW_EXACT_BYTES, count_raw, pending_path
@@ -49,11 +50,13 @@ __all__ = [
     "count_pending",
     "count_raw",
     "database_path",
+    "defer",
     "enabled",
     "pending_path",
     "record",
     "record_later",
     "rows",
+    "run_deferred",
 ]
 
 ENV = "AGENTOUT_LEDGER"
@@ -64,8 +67,28 @@ _CHEAP = 64 << 10  # raw output counted in the answering process only up to here
 PENDING_BYTES = 1 << 20  # pending texts counted by a detached recorder from this size on
 
 
+# Deliveries waiting to be recorded until the answer is out (``defer``): the warm hook
+# server's child answers an agent that waits, then records.
+_deferred: list[Callable[[], None]] | None = None
+
+
 def enabled() -> bool:
     return os.environ.get(ENV, "1").strip().lower() not in _OFF
+
+
+def defer() -> None:
+    """From now on, ``record_later`` keeps what it was given until ``run_deferred``: a
+    process that answers someone waiting records once it has answered."""
+    global _deferred
+    _deferred = []
+
+
+def run_deferred() -> None:
+    """Record what ``defer`` kept, in order; later deliveries are recorded at once."""
+    global _deferred
+    kept, _deferred = _deferred or [], None
+    for task in kept:
+        task()
 
 
 def record(
@@ -164,6 +187,15 @@ def record_later(
     ``AGENTOUT_LEDGER_SYNC=1``, or once the tokenizer is loaded anyway, it is done here.
     Never raises."""
     if not enabled():
+        return
+    if _deferred is not None:
+        _deferred.append(
+            functools.partial(
+                record_later, tool=tool, command=command, delivered=delivered, raw=raw,
+                raw_path=raw_path, tokenizer=tokenizer, duration=duration,
+                exit_status=exit_status, secrets=secrets,
+            )
+        )  # fmt: skip
         return
     from agentout.ledger import pending
 

@@ -23,6 +23,7 @@ from agentout.redact._stream import RedactedReader, StreamRedactor
 if TYPE_CHECKING:
     from typing import TypeVar
 
+    from agentout.redact._rules import RuleSet
     from agentout.redact._scan import Scanner
 
     T = TypeVar("T")
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
 __all__ = ["Redactor", "default_redactor", "redact_bytes", "redact_text", "redact_value"]
 
 _READ = 1 << 16
+# Scanners built in this process, by the secret values and names they were built for (a
+# process that redacts for many environments, the warm hook server's, builds each once).
+_BUILT: dict[tuple[tuple[tuple[str, str], ...], tuple[str, ...]], tuple[RuleSet, Scanner]] = {}
 
 
 class Redactor:
@@ -83,7 +87,12 @@ class Redactor:
             from agentout.redact._rules import load_rules
             from agentout.redact._scan import Scanner
 
-            self._scanner = Scanner(load_rules(), self._values, self._extra)
+            rules = load_rules()
+            key = (tuple(sorted(self._values.items())), self._extra)
+            built = _BUILT.get(key)
+            if built is None or built[0] is not rules:
+                built = _BUILT[key] = (rules, Scanner(rules, self._values, self._extra))
+            self._scanner = built[1]
         return self._scanner
 
     def stream(self) -> StreamRedactor:

@@ -1,0 +1,234 @@
+"""The hook as installed: a thin client of the warm hook server.
+
+An agent CLI starts its hook once per tool call, so the hook's start-up is paid on every
+command. Installed hooks run it with ``python -S`` (no site, no packages), through
+``hook_entry.py`` beside it: it
+reads the payload, hands it with the working directory and the environment to the warm
+server (``agentout.agents.hook_server``, modules imported and tokenizer built once) over
+a private Unix socket, and prints the answer. The server forks a child per call, which
+answers exactly as ``agentout hook AGENT`` would in a fresh process.
+
+Without a server (the first call, after the server's idle exit or an upgrade) the call is
+answered here, cold, and a server is started for the next one. ``AGENTOUT_HOOK_SERVER=0``
+answers every call cold. Nothing but the standard library's built-in modules is imported
+before the answer: this file must stay cheap to start.
+"""
+
+import os
+import sys
+
+TYPE_CHECKING = False  # typing is not imported: this file's start-up is the hook's
+if TYPE_CHECKING:
+    import _socket
+
+PROTOCOL = b"agentout-hook 1"
+MAX_READ = (64 << 20) + 1  # the largest payload any agent's hook reads, and one byte more
+REPLY_WAIT = 15.0  # the server's child answers within its own time limit (8 s at most)
+_NOTHING = {"gemini": "{}\n"}  # "no answer", as agentout.agents.hook prints it
+_OFF = ("0", "off", "false", "no")
+
+
+def package_dir() -> str:
+    """The installed ``agentout`` package this client belongs to."""
+    return os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
+def socket_dir() -> str:
+    """The user's private folder for the server's socket: under ``XDG_RUNTIME_DIR`` when
+    set, else under ``/tmp``."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or ""
+    if not os.path.isabs(base) or len(base) > 60:
+        base = "/tmp"
+    return os.path.join(base, f"agentout-{os.getuid()}")
+
+
+def socket_path(executable: str, package: str) -> str:
+    """One server per Python and installed agentout."""
+    import binascii
+
+    key = binascii.crc32(f"{executable}\0{package}".encode("utf-8", "surrogateescape"))
+    return os.path.join(socket_dir(), f"hook-{key:08x}.sock")
+
+
+def private(folder: str) -> bool:
+    """Whether ``folder`` is a real directory of this user that nobody else may enter."""
+    import stat
+
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def _read_stdin() -> bytes:
+    """Up to ``MAX_READ`` bytes of stdin; the rest read and dropped (the agent's write
+    never meets a closed pipe)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = os.read(0, 1 << 20)
+        if not chunk:
+            break
+        if size < MAX_READ:
+            chunks.append(chunk)
+            size += len(chunk)
+    return b"".join(chunks)[:MAX_READ]
+
+
+def _ask(path: str, fields: list[bytes], payload: bytes) -> tuple[bytes, bytes] | None:
+    """The server's (stdout, stderr) for one call; None when no server answered (none
+    running, or it declined: another agentout, or it is stopping)."""
+    import _socket
+
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        conn.settimeout(REPLY_WAIT)
+        try:
+            conn.connect(path)
+        except OSError:
+            return None
+        try:
+            return _exchange(conn, b"\0".join(fields), payload)
+        except (BrokenPipeError, ConnectionResetError):
+            return None  # it declined the call (outdated), or ended without an answer
+    finally:
+        conn.close()
+
+
+def _exchange(conn: "_socket.socket", header: bytes, payload: bytes) -> tuple[bytes, bytes] | None:
+    """Send the call, read the answer: (stdout, stderr), or None if there is none."""
+    import _socket
+
+    conn.sendall(b"%010d" % len(header) + header + payload)
+    conn.shutdown(_socket.SHUT_WR)
+    reply = bytearray()
+    size = -1  # of the answer, once its first line is in
+    out_size = 0
+    while size < 0 or len(reply) < size:
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            return None  # it ended without an answer
+        reply += chunk
+        if size < 0 and b"\n" in reply:
+            first, _, reply = reply.partition(b"\n")
+            sizes = first.split(b" ")
+            if len(sizes) != 2 or not all(s.isdigit() for s in sizes):
+                return None
+            out_size, size = int(sizes[0]), int(sizes[0]) + int(sizes[1])
+    return bytes(reply[:out_size]), bytes(reply[out_size:size])
+
+
+def _start_server(path: str) -> None:
+    """A server started for the next call, detached from this one: its own session,
+    stdio on /dev/null (the agent waits for this hook's stdout to close)."""
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)
+        return
+    try:
+        os.setsid()
+        if os.fork() == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.closerange(3, 1024)
+            os.chdir("/")
+            os.execv(
+                sys.executable,
+                [sys.executable, "-m", "agentout.agents.hook_server", path],
+            )
+    finally:
+        os._exit(0)
+
+
+def _started_as() -> str:
+    """What ``sys.argv[0]`` would be had the hook started as the ``agentout`` script: the
+    script beside this Python, else this file (then agentout names itself
+    ``python -m agentout``)."""
+    script = os.path.join(os.path.dirname(sys.executable), "agentout")
+    return script if os.path.isfile(script) else os.path.abspath(__file__)
+
+
+def _cold(agent: str, payload: bytes) -> int:
+    """The call answered in this process, as ``agentout hook AGENT`` answers it."""
+    import gc
+    import io
+    import site
+
+    site.main()  # started with -S: the installed packages come into reach now
+    gc.disable()
+    sys.argv = [_started_as(), "hook", agent]
+    from agentout.agents.hook import main
+
+    return main([agent], stdin=io.BytesIO(payload))
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    if len(args) != 2 or args[0] != "hook" or args[1].startswith("-"):
+        import runpy
+        import site
+
+        site.main()
+        sys.argv = [_started_as(), *args]
+        runpy.run_module("agentout", run_name="__main__")
+        return 0
+    agent = args[1]
+    payload = _read_stdin()
+    folder = socket_dir()
+    if os.environ.get("AGENTOUT_HOOK_SERVER", "").strip().lower() in _OFF:
+        return _cold(agent, payload)
+    package = package_dir()
+    path = socket_path(sys.executable, package)
+    if not private(folder):
+        try:
+            os.mkdir(folder, 0o700)
+        except OSError:
+            return _cold(agent, payload)
+        if not private(folder):
+            return _cold(agent, payload)
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the folder is gone: the cold answer says what it can
+        return _cold(agent, payload)
+    umask = os.umask(0o077)
+    os.umask(umask)
+    fields = [
+        PROTOCOL,
+        os.fsencode(sys.executable),
+        os.fsencode(package),
+        os.fsencode(agent),
+        os.fsencode(_started_as()),
+        os.fsencode(cwd),
+        b"%o" % umask,
+        *(k + b"=" + v for k, v in os.environb.items()),
+    ]
+    try:
+        reply = _ask(path, fields, payload)
+    except OSError as exc:  # the server took too long, or failed mid-answer
+        sys.stdout.write(_NOTHING.get(agent, ""))
+        sys.stderr.write(
+            f"agentout: hook: no answer from the hook server ({exc}); nothing changed\n"
+        )
+        return 0
+    if reply is None:
+        _start_server(path)
+        return _cold(agent, payload)
+    out, err = reply
+    try:
+        _write_all(1, out)
+        _write_all(2, err)
+    except OSError:
+        pass
+    return 0
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,282 @@
+"""The warm hook server: agentout's hook modules imported and its tokenizer and secret
+scanner built once, a child forked per hook call.
+
+Started by the hook's thin client (``agentout.agents.hook_client``) when it finds none,
+as ``python -m agentout.agents.hook_server SOCKET``; it listens on that Unix socket in
+the user's private folder and exits after ``AGENTOUT_HOOK_SERVER_IDLE`` seconds without
+a call (600 by default), or at the first call after one of its modules' files changed
+(an upgrade, an edit of an editable install), leaving that call to the client.
+
+Each call is answered in a child of its own, forked from the warm process: the child
+takes the caller's working directory, environment, umask and ``argv[0]``, then answers
+through ``agentout.agents.hook.respond`` as a fresh ``agentout hook AGENT`` would, so
+nothing one call does reaches another. What the parent builds ahead depends only on the
+installed files (modules, reducers, tokenizer) or is kept by what it was built from (a
+secret scanner, per set of secret values and names).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gc
+import io
+import os
+import select
+import signal
+import socket
+import struct
+import sys
+import time
+
+from agentout.agents.hook_client import PROTOCOL, package_dir, private, socket_dir
+
+__all__ = ["IDLE", "serve"]
+
+IDLE = 600.0  # seconds without a call before the server exits
+_MAX_HEADER = 1 << 20  # the environment of a shell, with room to spare
+_FIELDS = 7  # before the environment: see hook_client.main
+
+
+def _idle() -> float:
+    try:
+        return max(1.0, float(os.environ.get("AGENTOUT_HOOK_SERVER_IDLE", IDLE)))
+    except ValueError:
+        return IDLE
+
+
+# The packages a hook call draws on: every module in them is imported ahead (those of the
+# command line, the MCP server and the pytest plugin are not: no hook reaches them).
+_WARM_PACKAGES = (
+    "agentout.agents",
+    "agentout.deliver",
+    "agentout.formats",
+    "agentout.ledger",
+    "agentout.pack",
+    "agentout.read",
+    "agentout.records",
+    "agentout.redact",
+    "agentout.reducers",
+    "agentout.store",
+    "agentout.tokens",
+)
+
+
+def _warm() -> None:
+    """What every call would load again: the hook's modules, the reducers, the exact
+    tokenizer, and the secret scanner for this environment (the callers' environment,
+    most likely: the agent started this server)."""
+    import importlib
+    import pkgutil
+
+    for name in _WARM_PACKAGES:
+        package = importlib.import_module(name)
+        for found in pkgutil.iter_modules(package.__path__, name + "."):
+            with contextlib.suppress(Exception):  # an optional dependency missing
+                importlib.import_module(found.name)
+    from agentout.agents._digest import sha256
+    from agentout.agents._shell import analyse
+    from agentout.redact import Redactor
+    from agentout.reducers.builtin import builtins
+    from agentout.reducers.model import Output
+    from agentout.tokens import get_tokenizer
+
+    for reducer in builtins():  # each compiles its patterns on its first output
+        with contextlib.suppress(Exception):
+            reducer.reduce(Output((), (), ["warm"]))
+    get_tokenizer().count("warm")
+    analyse("git status 2>&1 | head")  # bash's grammar loaded
+    sha256(b"warm")  # CPython's own, an extension module
+    with contextlib.suppress(Exception):  # a bad setting is the call's to report
+        Redactor.from_environ().scanner  # noqa: B018 - built, and kept by its inputs
+
+
+def _sources() -> dict[str, int]:
+    """The files of agentout's loaded modules and its reducers, and when each changed."""
+    from agentout.reducers import builtin
+
+    paths = [
+        path
+        for name, module in list(sys.modules.items())
+        if (name == "agentout" or name.startswith("agentout."))
+        and (path := getattr(module, "__file__", None))
+    ]
+    folder = os.path.join(os.path.dirname(builtin.__file__), "toml")
+    with contextlib.suppress(OSError):
+        paths += [os.path.join(folder, name) for name in os.listdir(folder)]
+    found: dict[str, int] = {}
+    for path in paths:
+        with contextlib.suppress(OSError):
+            found[path] = os.stat(path).st_mtime_ns
+    return found
+
+
+def _changed(sources: dict[str, int]) -> bool:
+    for path, stamp in sources.items():
+        try:
+            if os.stat(path).st_mtime_ns != stamp:
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def _read_all(conn: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = conn.recv(1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """Linux says who is calling; elsewhere the private folder is the guard."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    pid_uid_gid = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    uid: int = struct.unpack("3i", pid_uid_gid)[1]
+    return uid == os.getuid()
+
+
+def _answer(conn: socket.socket) -> None:
+    """One call, in the forked child: read it, become its caller, answer, reply."""
+    if not _same_user(conn):
+        return
+    data = _read_all(conn)
+    size = data[:10]
+    if not size.isdigit() or int(size) > _MAX_HEADER:
+        return
+    header, payload = data[10 : 10 + int(size)], data[10 + int(size) :]
+    fields = header.split(b"\0")
+    if len(fields) < _FIELDS or fields[0] != PROTOCOL:
+        return
+    executable, package, agent, argv0, cwd, umask = (os.fsdecode(f) for f in fields[1:_FIELDS])
+    if executable != sys.executable or package != package_dir():
+        return  # another installation's client: it answers cold
+    os.chdir(cwd)
+    os.umask(int(umask, 8))
+    os.environ.clear()
+    for entry in fields[_FIELDS:]:
+        key, sep, value = entry.partition(b"=")
+        if sep and key:
+            os.environb[key] = value
+    sys.argv = [argv0, "hook", agent]
+    from agentout.agents.hook import respond
+    from agentout.ledger import book
+
+    book.defer()  # the delivery is recorded once the agent has its answer
+
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = io.StringIO(), io.StringIO()  # what a call prints beside
+    try:
+        out, err = respond(agent, io.BytesIO(payload))
+    finally:
+        printed, said = sys.stdout.getvalue(), sys.stderr.getvalue()
+        sys.stdout, sys.stderr = stdout, stderr
+    out_bytes = (printed + out).encode("utf-8", "surrogateescape")
+    err_bytes = (said + (err + "\n" if err else "")).encode("utf-8", "surrogateescape")
+    conn.sendall(b"%d %d\n" % (len(out_bytes), len(err_bytes)) + out_bytes + err_bytes)
+    book.run_deferred()
+
+
+def _spare(listener: socket.socket, lock: int, taken: int, sources: dict[str, int]) -> None:
+    """A child forked ahead of the next call (forking a warm process takes milliseconds):
+    it takes one call, tells the server (which forks the next spare), answers, and ends.
+    Never returns."""
+    os.close(lock)  # the server's lock ends with the server, not with its children
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    status = 0
+    conn = None
+    try:
+        try:
+            conn, _ = listener.accept()
+        except OSError:  # the server stopped listening: no call will come
+            os._exit(0)
+        listener.close()
+        if _changed(sources):  # outdated: the server goes, and the client answers cold
+            parent = os.getppid()
+            os.write(taken, b"S")
+            deadline = time.monotonic() + 2.0
+            while os.getppid() == parent and time.monotonic() < deadline:
+                time.sleep(0.005)  # the server's lock released before the client goes on
+            return
+        os.write(taken, b"T")
+        os.close(taken)
+        _answer(conn)
+        import atexit
+
+        atexit._run_exitfuncs()  # what a fresh process would run on its way out
+    except BaseException:  # the client, finding no reply, answers the call itself
+        status = 1
+    finally:
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.close()
+        os._exit(status)
+
+
+def serve(path: str) -> int:
+    """Listen on ``path`` until idle or outdated; 0, also when another server has it."""
+    folder = os.path.dirname(path)
+    if folder != socket_dir() or not private(folder):
+        print(f"agentout: hook server: {folder}: not this user's private folder", file=sys.stderr)
+        return 2
+    lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(lock)
+        return 0  # another server is starting or serving
+    os.ftruncate(lock, 0)
+    os.write(lock, b"%d\n" % os.getpid())  # who serves, for whoever would stop it
+    gc.disable()
+    _warm()
+    gc.freeze()  # the warm modules stay shared with every child, untouched
+    sources = _sources()
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    os.chmod(path, 0o600)
+    listener.listen(64)
+    ours = os.stat(path).st_ino
+    taken_r, taken_w = os.pipe()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped as they end
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    idle = _idle()
+    spare = False
+    try:
+        while True:
+            if not spare:
+                if os.fork() == 0:
+                    os.close(taken_r)
+                    _spare(listener, lock, taken_w, sources)
+                spare = True
+            ready, _, _ = select.select([taken_r], [], [], idle)
+            if not ready:
+                return 0  # idle
+            spare = False
+            if os.read(taken_r, 1) != b"T":
+                return 0  # outdated
+    finally:
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_ino == ours:
+                os.unlink(path)
+        with contextlib.suppress(OSError):
+            listener.shutdown(socket.SHUT_RDWR)  # the waiting spare wakes, and ends
+        listener.close()
+        os.close(lock)  # before the declined client may start the next server
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m agentout.agents.hook_server SOCKET", file=sys.stderr)
+        return 2
+    return serve(argv[0])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
