@@ -307,9 +307,42 @@ def test_an_idle_server_ends_and_removes_its_socket(runtime: Runtime) -> None:
         time.sleep(0.05)
     pid = runtime.pid()
     assert pid is not None
-    while _alive(pid) or runtime.socket.exists():
-        assert time.monotonic() < deadline, "the idle server did not end"
+    while _alive(pid) or runtime.socket.exists() or _serving(runtime.socket):
+        assert time.monotonic() < deadline, "the idle server (or its spare) did not end"
         time.sleep(0.1)
+
+
+def _serving(path: Path) -> list[int]:
+    """The processes of a server on ``path``: the server and its spare child."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                args = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if str(path).encode() in args and _alive(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_killed_servers_spare_ends_too(runtime: Runtime) -> None:
+    runtime.start()
+    deadline = time.monotonic() + WAIT
+    while len(_serving(runtime.socket)) < 2:  # the server, and its spare child
+        assert time.monotonic() < deadline, _serving(runtime.socket)
+        time.sleep(0.05)
+    pid = runtime.pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + WAIT
+    while _serving(runtime.socket):
+        assert time.monotonic() < deadline, "the spare outlived its server"
+        time.sleep(0.1)
+    payload = CASES["git status, reduced"][1]  # the socket file is left: answered cold
+    assert (
+        runtime.call("claude", payload, warm=False).stdout == runtime.cold("claude", payload).stdout
+    )
 
 
 def test_a_folder_others_may_enter_is_not_used(runtime: Runtime) -> None:

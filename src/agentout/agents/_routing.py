@@ -182,6 +182,8 @@ def hook_command() -> list[str]:
     """How an agent's hook starts this agentout: this Python without its site (``-S``:
     nothing but the standard library is loaded before the answer) on the warm hook
     server's client (``hook_entry.py``), which answers cold when no server runs."""
+    if os.name != "posix":  # no Unix socket, no fork: no warm server
+        return agentout_command()
     client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hook_entry.py")
     return [sys.executable, "-S", client]
 

@@ -176,10 +176,10 @@ def main() -> int:
         return 0
     agent = args[1]
     payload = _read_stdin()
-    folder = socket_dir()
-    if os.environ.get("AGENTOUT_HOOK_SERVER", "").strip().lower() in _OFF:
+    off = os.environ.get("AGENTOUT_HOOK_SERVER", "").strip().lower() in _OFF
+    if off or os.name != "posix":  # no Unix socket, no fork: answered cold
         return _cold(agent, payload)
-    package = package_dir()
+    folder, package = socket_dir(), package_dir()
     path = socket_path(sys.executable, package)
     if not private(folder):
         try:

@@ -36,6 +36,7 @@ __all__ = ["IDLE", "serve"]
 IDLE = 600.0  # seconds without a call before the server exits
 _MAX_HEADER = 1 << 20  # the environment of a shell, with room to spare
 _FIELDS = 7  # before the environment: see hook_client.main
+_SPARE_CHECK = 2.0  # seconds between a waiting spare's looks at whether the server lives
 
 
 def _idle() -> float:
@@ -190,7 +191,11 @@ def _spare(listener: socket.socket, lock: int, taken: int, sources: dict[str, in
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     status = 0
     conn = None
+    server = os.getppid()
     try:
+        while not select.select([listener], [], [], _SPARE_CHECK)[0]:
+            if os.getppid() != server:  # the server was killed: no one forks the next
+                os._exit(0)
         try:
             conn, _ = listener.accept()
         except OSError:  # the server stopped listening: no call will come
