@@ -15,6 +15,7 @@ import pytest
 
 from agentout import process
 from agentout.process import CommandOutcome
+from processes import alive
 
 PY = sys.executable
 
@@ -25,23 +26,10 @@ def _run(argv: list[str], **kwargs: object) -> tuple[CommandOutcome, bytes]:
     return outcome, bytes(out)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is not alive: it is waiting for a parent that is not us
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def _wait_gone(pid: int, seconds: float = 5.0) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if not _alive(pid):
+        if not alive(pid):
             return True
         time.sleep(0.05)
     return False

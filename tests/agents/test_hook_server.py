@@ -25,6 +25,7 @@ import pytest
 
 from agentout.agents import hook_client, hook_server
 from agentout.agents._routing import hook_command
+from processes import alive
 
 CLIENT = hook_command()
 WAIT = 30.0  # the server imports its modules and builds the tokenizer before it listens
@@ -111,20 +112,8 @@ class Runtime:
             except ProcessLookupError:
                 return
             deadline = time.monotonic() + WAIT
-            while _alive(pid) and time.monotonic() < deadline:
+            while alive(pid) and time.monotonic() < deadline:
                 time.sleep(0.05)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie (its parent, the client's short-lived child, is gone: init reaps it soon)
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except OSError:
-        return False
 
 
 @pytest.fixture
@@ -302,12 +291,12 @@ def test_an_idle_server_ends_and_removes_its_socket(runtime: Runtime) -> None:
     done = runtime.call("claude", b"{}", warm=False, AGENTOUT_HOOK_SERVER_IDLE="1")
     assert done.returncode == 0
     deadline = time.monotonic() + WAIT
-    while runtime.pid() is None or not _alive(runtime.pid() or 0):
+    while runtime.pid() is None or not alive(runtime.pid() or 0):
         assert time.monotonic() < deadline, "the hook server did not start"
         time.sleep(0.05)
     pid = runtime.pid()
     assert pid is not None
-    while _alive(pid) or runtime.socket.exists() or _serving(runtime.socket):
+    while alive(pid) or runtime.socket.exists() or _serving(runtime.socket):
         assert time.monotonic() < deadline, "the idle server (or its spare) did not end"
         time.sleep(0.1)
 
@@ -321,7 +310,7 @@ def _serving(path: Path) -> list[int]:
                 args = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if str(path).encode() in args and _alive(int(entry.name)):
+            if str(path).encode() in args and alive(int(entry.name)):
                 found.append(int(entry.name))
     return found
 

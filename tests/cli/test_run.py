@@ -25,6 +25,7 @@ from agentout.formats.records import parse
 from agentout.read.visible import terminal_text
 from agentout.store.spill import SpillStore
 from agentout.tokens import count
+from processes import alive
 
 ROOT = Path(__file__).parents[2]
 LOGS = ROOT / "examples" / "logs"
@@ -307,18 +308,9 @@ def test_timeout_ends_the_group_delivers_the_output_so_far_and_exits_124(tmp_pat
     assert closing_fields(result.stdout)["error"] == "timed out after 0.5s; stopped"
     pid = int(pids.read_text())
     deadline = time.monotonic() + 6
-    while _alive(pid):
+    while alive(pid):
         assert time.monotonic() < deadline, "the background child outlived the timeout"
         time.sleep(0.05)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as stat:
-        return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -364,7 +356,7 @@ def test_one_sigterm_ends_a_group_that_ignores_it_within_six_seconds(tmp_path: P
     process.send_signal(signal.SIGTERM)
     process.communicate(timeout=20)
     pid = int(pids.read_text())
-    while _alive(pid):
+    while alive(pid):
         assert time.monotonic() - started < 6, "a process of the group outlived SIGTERM"
         time.sleep(0.05)
     assert process.returncode == 128 + signal.SIGKILL
