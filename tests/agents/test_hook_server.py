@@ -203,6 +203,34 @@ def test_the_warm_answer_is_the_cold_answer(runtime: Runtime) -> None:
     assert "unstaged:" in reduced["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
 
 
+def test_a_payload_over_the_limit_gets_the_same_message_warm(runtime: Runtime) -> None:
+    """65 MiB through the socket: read whole by the client, refused by the server's
+    child as a cold answer refuses it, the agent's write never cut short."""
+    runtime.start()
+    payload = _post("cat big.log", "x" * (65 << 20))
+    cold = runtime.cold("claude", payload)
+    warm = runtime.call("claude", payload)
+    assert warm.stdout == cold.stdout == b""
+    assert warm.stderr == cold.stderr
+    assert b"payload over 67108864 bytes" in warm.stderr
+
+
+def test_no_stdin_at_all_is_an_empty_payload(runtime: Runtime) -> None:
+    runtime.start()
+    done = subprocess.run(
+        [*CLIENT, "hook", "claude"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env=runtime.env(),
+        check=False,
+        timeout=60,
+        preexec_fn=lambda: os.close(0),  # the one way to start without fd 0
+    )
+    assert done.returncode == 0
+    assert done.stdout == b""
+    assert done.stderr.startswith(b"agentout: hook: <stdin>:")
+
+
 def test_calls_in_parallel_each_get_their_own_answer(runtime: Runtime) -> None:
     runtime.start()
     payloads = [_post("git status", _status(n)) for n in range(30, 38)]

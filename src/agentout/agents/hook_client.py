@@ -67,7 +67,10 @@ def _read_stdin() -> bytes:
     chunks: list[bytes] = []
     size = 0
     while True:
-        chunk = os.read(0, 1 << 20)
+        try:
+            chunk = os.read(0, 1 << 20)
+        except OSError:  # no stdin at all: an empty payload, which gets its message
+            break
         if not chunk:
             break
         if size < MAX_READ:
