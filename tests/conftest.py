@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -53,9 +55,40 @@ def pytest_configure(config: pytest.Config) -> None:
     (home / "run").mkdir(mode=0o700)
     os.environ["XDG_RUNTIME_DIR"] = str(home / "run")
     config.stash[_home_key] = home
+    config.stash[_servers_key] = _test_hook_servers()
 
 
 _home_key = pytest.StashKey[Path]()
+_servers_key = pytest.StashKey[set[int]]()
+
+
+def _test_hook_servers() -> set[int]:
+    """The warm hook servers (and their spares) started from a test's environment (every
+    test's has AGENTOUT_LEDGER_SYNC=1); none on a system without /proc."""
+    found = set()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if b"agentout.agents.hook_server" not in (entry / "cmdline").read_bytes():
+                continue
+            if b"AGENTOUT_LEDGER_SYNC=1" in (entry / "environ").read_bytes().split(b"\0"):
+                found.add(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A hook server a test started and left running fails the run: tests leave no
+    process behind (the session's own hooks answer cold, AGENTOUT_HOOK_SERVER=0)."""
+    before = session.config.stash.get(_servers_key, None)
+    if before is None:  # an xdist worker: the process that started the session checks
+        return
+    deadline = time.monotonic() + 5.0  # a spare ends within 2 s of its server
+    while (left := _test_hook_servers() - before) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if left:
+        sys.stderr.write(f"\nagentout tests: hook servers left running: {sorted(left)}\n")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

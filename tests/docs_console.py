@@ -407,6 +407,8 @@ def _environment(sandbox: Sandbox, options: Options) -> dict[str, str]:
         TMPDIR=str(sandbox.root / "tmp"),
         AGENTOUT_SPILL_DIR=str(sandbox.root / "spill"),
         AGENTOUT_LEDGER_SYNC="1",
+        AGENTOUT_HOOK_SERVER="0",  # the installed hooks answer cold: no server outlives a page
+        XDG_RUNTIME_DIR=str(sandbox.root / "tmp"),
         PYTHONDONTWRITEBYTECODE="1",
         NPM_CONFIG_UPDATE_NOTIFIER="false",  # npm asks the registry for a newer npm
         NPM_CONFIG_OFFLINE="true",
