@@ -2,16 +2,16 @@
 
 An agent CLI starts its hook once per tool call, so the hook's start-up is paid on every
 command. Installed hooks run it with ``python -S`` (no site, no packages), through
-``hook_entry.py`` beside it: it
-reads the payload, hands it with the working directory and the environment to the warm
-server (``agentout.agents.hook_server``, modules imported and tokenizer built once) over
-a private Unix socket, and prints the answer. The server forks a child per call, which
-answers exactly as ``agentout hook AGENT`` would in a fresh process.
+``hook_entry.py`` beside it: it reads the payload, hands it with the working directory
+and the environment to the warm server (``agentout.agents.hook_server``, modules
+imported and tokenizer built once) over a private Unix socket, and prints the answer. A
+child of the server, forked ahead of the call, answers it exactly as ``agentout hook
+AGENT`` would in a fresh process.
 
-Without a server (the first call, after the server's idle exit or an upgrade) the call is
-answered here, cold, and a server is started for the next one. ``AGENTOUT_HOOK_SERVER=0``
-answers every call cold. Nothing but the standard library's built-in modules is imported
-before the answer: this file must stay cheap to start.
+Without a server (the first call, after the server's idle exit or an upgrade) the call
+is answered here, cold, and a server is started for the next one.
+``AGENTOUT_HOOK_SERVER=0`` answers every call cold. Nothing but the standard library's
+built-in modules is imported before the answer: this file must stay cheap to start.
 """
 
 import os

@@ -1,5 +1,5 @@
-"""The warm hook server: agentout's hook modules imported and its tokenizer and secret
-scanner built once, a child forked per hook call.
+"""The warm hook server: agentout's hook modules imported and its tokenizer, reducers and
+secret scanner built once; each hook call answered by a child forked ahead of it.
 
 Started by the hook's thin client (``agentout.agents.hook_client``) when it finds none,
 as ``python -m agentout.agents.hook_server SOCKET``; it listens on that Unix socket in
@@ -7,10 +7,12 @@ the user's private folder and exits after ``AGENTOUT_HOOK_SERVER_IDLE`` seconds 
 a call (600 by default), or at the first call after one of its modules' files changed
 (an upgrade, an edit of an editable install), leaving that call to the client.
 
-Each call is answered in a child of its own, forked from the warm process: the child
-takes the caller's working directory, environment, umask and ``argv[0]``, then answers
-through ``agentout.agents.hook.respond`` as a fresh ``agentout hook AGENT`` would, so
-nothing one call does reaches another. What the parent builds ahead depends only on the
+Each call is answered by a spare child, forked from the warm process before the call
+came (a fork of it takes milliseconds) and waiting on the socket; once it takes the call
+the server forks the next spare. The child takes the caller's working directory,
+environment, umask and ``argv[0]``, then answers through
+``agentout.agents.hook.respond`` as a fresh ``agentout hook AGENT`` would, so nothing
+one call does reaches another. What the parent builds ahead depends only on the
 installed files (modules, reducers, tokenizer) or is kept by what it was built from (a
 secret scanner, per set of secret values and names).
 """
