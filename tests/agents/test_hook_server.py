@@ -9,6 +9,7 @@ Each test proves that the warm server answered: its calls run with ``PYTHONPATH`
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -105,15 +106,23 @@ class Runtime:
             return None
 
     def stop(self) -> None:
-        pid = self.pid()
-        if pid is not None:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
+        """Every server on this socket ended, and its spare: also one a call has just
+        started (a server names the socket on its command line before it writes its
+        pid), so none outlives the test."""
+        deadline = time.monotonic() + WAIT
+        quiet_since = None
+        while time.monotonic() < deadline:
+            serving = _serving(self.socket)
+            for pid in serving:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGTERM)
+            if serving:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since > 0.5:
                 return
-            deadline = time.monotonic() + WAIT
-            while alive(pid) and time.monotonic() < deadline:
-                time.sleep(0.05)
+            time.sleep(0.05)
 
 
 @pytest.fixture
