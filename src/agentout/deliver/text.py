@@ -188,6 +188,7 @@ def deliver_output(
     # 1. a reducer's compact form, when it is smaller and fits
     reduced: Reduced | None = None
     room = settings.threshold  # what a reduced form may take, whole or cut (_room)
+    shorter = False  # the reduced form is smaller than the output
     if reducer is not None and lines is not None:
         words = command_words(argv)
         reduced = reducer.reduce(Output(tuple(argv), words, lines, exit_status))
@@ -198,22 +199,19 @@ def deliver_output(
         chosen, shorter = _try_reduced(capture, reduced, settings, room, head, data, reducer)
         if chosen is not None:
             return chosen
-        if small and not settings.own and not shorter:
-            # small output the reducer did not shorten: as printed if it fits; if not, the
-            # cut is still the reducer's, which keeps every fact at its tersest
-            reduced = (
-                reduced
-                if not _fits(_whole_text(lines or (), head), settings, settings.max_chars)
-                else None
-            )
+    # small output as printed, and whether it fits (worked out once, for 1 and 2)
+    printed = _whole_text(lines, head) if small and settings.raw and lines is not None else None
+    printed_fits = printed is not None and _fits(printed, settings, settings.max_chars)
+    if reduced is not None and printed_fits and not settings.own and not shorter:
+        reduced = None  # the reducer did not shorten it, and it fits: as printed
+    # (one that does not fit is still cut in the reducer's form: every fact at its tersest)
 
     # 2. small, and it fits: as printed (binary data is never shown: its escapes would
     # cost more than the bytes, and say nothing an agent can read)
     binary = data is not None and _binary(data)
-    if small and settings.raw and lines is not None and not binary:
-        text = _whole_text(lines, head)
-        if _fits(text, settings, settings.max_chars):
-            return _whole(capture, lines, head, stored)
+    if printed_fits and not binary:
+        assert lines is not None
+        return _whole(capture, lines, head, stored)
 
     # 3. cut to what matters, within the budget
     ref = capture.commit()
