@@ -412,6 +412,71 @@ def test_an_outdated_server_steps_aside_for_the_new_one(runtime: Runtime) -> Non
             old.wait()
 
 
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"",  # nothing
+        b"not a header at all",
+        b"0000000012" + b"wrong protocol",  # another protocol
+        b"9999999999" + b"x" * 64,  # a header said to be larger than any environment
+        b"0000000005" + b"agentout-hook 1",  # cut short: the fields are missing
+    ],
+)
+def test_a_broken_call_gets_no_answer_and_the_server_goes_on(runtime: Runtime, sent: bytes) -> None:
+    """Whatever reaches the socket: the child that took it ends without an answer (a
+    client would then answer cold), and the next call is answered warm."""
+    import socket
+
+    runtime.start()
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(WAIT)
+    probe.connect(str(runtime.socket))
+    probe.sendall(sent)
+    probe.shutdown(socket.SHUT_WR)
+    assert probe.recv(1 << 16) == b""
+    probe.close()
+    payload = CASES["git status, reduced"][1]
+    assert runtime.call("claude", payload).stdout == runtime.cold("claude", payload).stdout
+
+
+def test_a_broken_answer_is_answered_cold(runtime: Runtime) -> None:
+    """Something else listening on the socket, answering nonsense: the call is answered
+    cold, as if no server ran."""
+    import socket
+    import threading
+
+    runtime.folder.mkdir(mode=0o700)
+    impostor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    impostor.bind(str(runtime.socket))
+    impostor.listen(1)
+
+    def answer_nonsense() -> None:
+        conn, _ = impostor.accept()
+        with conn:
+            while conn.recv(1 << 16):
+                pass
+            conn.sendall(b"twelve bytes\nnonsense")
+
+    replier = threading.Thread(target=answer_nonsense, daemon=True)
+    replier.start()
+    payload = CASES["git status, reduced"][1]
+    done = runtime.call("claude", payload, warm=False)
+    replier.join(WAIT)
+    impostor.close()
+    assert done.stdout == runtime.cold("claude", payload).stdout
+    assert done.stderr == b""
+
+
+def test_a_bad_idle_setting_keeps_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    for bad in ("soon", "", "nan-ish"):
+        monkeypatch.setenv("AGENTOUT_HOOK_SERVER_IDLE", bad)
+        assert hook_server._idle() == hook_server.IDLE
+    monkeypatch.setenv("AGENTOUT_HOOK_SERVER_IDLE", "0")
+    assert hook_server._idle() == 1.0  # at least a second
+    monkeypatch.setenv("AGENTOUT_HOOK_SERVER_IDLE", "30")
+    assert hook_server._idle() == 30.0
+
+
 def test_a_server_outdated_by_its_files_is_noticed(tmp_path: Path) -> None:
     module = tmp_path / "module.py"
     module.write_text("x = 1\n")
