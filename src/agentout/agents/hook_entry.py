@@ -1,6 +1,6 @@
 """The file an agent's hook runs, with ``python -S``: the thin client of the warm hook
 server (``agentout.agents.hook_client``), imported from its cached bytecode, where a
-script run by name is compiled again at every start (5 ms, a tenth of the hook's time)."""
+script run by name is compiled again at every start."""
 
 import os
 import sys
