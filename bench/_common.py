@@ -200,6 +200,31 @@ def interleaved_children(
 
 
 @contextlib.contextmanager
+def private_runtime() -> Iterator[str]:
+    """A runtime folder of the bench run's own (``XDG_RUNTIME_DIR``): a warm server that
+    any ``agentout run`` or hook call of a benchmark starts lives there, and is stopped
+    with it at the end, so no bench leaves one behind or uses the user's."""
+    import signal
+    import tempfile
+
+    base = tempfile.mkdtemp(prefix="ao-bench-run-", dir="/tmp")  # a socket's path is short
+    os.chmod(base, 0o700)
+    before = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = base
+    try:
+        yield base
+    finally:
+        if before is None:
+            os.environ.pop("XDG_RUNTIME_DIR", None)
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = before
+        for lock in Path(base).glob("*/*.lock"):
+            with contextlib.suppress(OSError, ValueError):
+                os.kill(int(lock.read_text().strip()), signal.SIGTERM)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@contextlib.contextmanager
 def installed_hook(env: dict[str, str]) -> Iterator[list[str]]:
     """The hook as ``agentout init`` installs it (``python -S .../hook_client.py``), its
     warm server started and listening in a private runtime folder of its own (set in

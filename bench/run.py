@@ -31,7 +31,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from _common import QUICK_ENV, ROOT  # noqa: E402  (needs bench/ on sys.path)
+from _common import QUICK_ENV, ROOT, private_runtime  # noqa: E402  (needs bench/ on sys.path)
 
 DEFAULT_OUTPUT = ROOT / "docs" / "benchmarks.md"
 PACKAGES = ("agentout", "bpe-openai", "tiktoken", "toon-format", "click", "rich")
@@ -158,15 +158,16 @@ def main(argv: list[str] | None = None) -> int:
     by_name: dict[str, str] = {}
     loads: dict[str, str] = {}
     failed = []
-    for name in modules(args.only):
-        print(f"bench: {name} ...", file=sys.stderr, flush=True)
-        loads[name] = _load()
-        section, elapsed, ok = run_one(name)
-        print(f"bench: {name} {'done' if ok else 'FAILED'} in {elapsed:.1f} s", file=sys.stderr)
-        by_name[name] = section
-        sections.append(f"{_marker(name)}\n{section}" if output or args.update else section)
-        if not ok:
-            failed.append(name)
+    with private_runtime():  # the warm server any benchmark starts ends with the run
+        for name in modules(args.only):
+            print(f"bench: {name} ...", file=sys.stderr, flush=True)
+            loads[name] = _load()
+            section, elapsed, ok = run_one(name)
+            print(f"bench: {name} {'done' if ok else 'FAILED'} in {elapsed:.1f} s", file=sys.stderr)
+            by_name[name] = section
+            sections.append(f"{_marker(name)}\n{section}" if output or args.update else section)
+            if not ok:
+                failed.append(name)
     text = "\n\n".join(sections) + "\n"
     if args.update:
         output = args.output or DEFAULT_OUTPUT

@@ -55,25 +55,32 @@ def pytest_configure(config: pytest.Config) -> None:
     (home / "run").mkdir(mode=0o700)
     os.environ["XDG_RUNTIME_DIR"] = str(home / "run")
     config.stash[_home_key] = home
-    config.stash[_servers_key] = _test_hook_servers()
+    config.stash[_servers_key] = set(_test_hook_servers())
 
 
 _home_key = pytest.StashKey[Path]()
 _servers_key = pytest.StashKey[set[int]]()
 
 
-def _test_hook_servers() -> set[int]:
-    """The warm hook servers (and their spares) started from a test's environment (every
-    test's has AGENTOUT_LEDGER_SYNC=1); none on a system without /proc."""
-    found = set()
+def _test_hook_servers() -> dict[int, str]:
+    """The warm hook servers (and their spares) started from a test's environment, and
+    the test that started each: every test's has AGENTOUT_LEDGER_SYNC=1, and one a test
+    builds itself names the session's home (where the session's runtime folder is) or
+    pytest's temporary folders somewhere; none on a system without /proc."""
+    home = os.fsencode(os.environ.get(_HOME_MARK, "-"))
+    marks = (b"AGENTOUT_LEDGER_SYNC=1", b"/pytest-of-", home)
+    found = {}
     for entry in Path("/proc").glob("[0-9]*"):
         try:
-            if b"agentout.agents.hook_server" not in (entry / "cmdline").read_bytes():
+            command = (entry / "cmdline").read_bytes()
+            if b"agentout.cli.warm_server" not in command:
                 continue
-            if b"AGENTOUT_LEDGER_SYNC=1" in (entry / "environ").read_bytes().split(b"\0"):
-                found.add(int(entry.name))
+            environ = (entry / "environ").read_bytes()
         except OSError:
             continue
+        if home in command or any(mark in environ for mark in marks):
+            test = [v for v in environ.split(b"\0") if v.startswith(b"PYTEST_CURRENT_TEST=")]
+            found[int(entry.name)] = test[0].decode(errors="replace") if test else "?"
     return found
 
 
@@ -84,10 +91,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if before is None:  # an xdist worker: the process that started the session checks
         return
     deadline = time.monotonic() + 5.0  # a spare ends within 2 s of its server
-    while (left := _test_hook_servers() - before) and time.monotonic() < deadline:
+    while (left := _test_hook_servers().keys() - before) and time.monotonic() < deadline:
         time.sleep(0.1)
     if left:
-        sys.stderr.write(f"\nagentout tests: hook servers left running: {sorted(left)}\n")
+        found = _test_hook_servers()
+        named = ", ".join(f"{pid} ({found.get(pid, '?')})" for pid in sorted(left))
+        sys.stderr.write(f"\nagentout tests: hook servers left running: {named}\n")
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 

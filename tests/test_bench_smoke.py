@@ -10,6 +10,8 @@ from types import ModuleType
 
 import pytest
 
+from processes import without_agentout_settings
+
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
@@ -200,13 +202,12 @@ def test_shell_cases_are_chosen_by_name(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_store_bench_runs_agentout_and_samples_its_memory(tmp_path: Path) -> None:
-    import os
 
     bench_store = importlib.import_module("bench_store")
     source = tmp_path / "server.log"
     lines = bench_store.write_log(source, 50_000)
     assert lines == sum(1 for _ in source.open())
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env = without_agentout_settings()
     env.update(AGENTOUT_SPILL_DIR=str(tmp_path / "spill"), AGENTOUT_LEDGER="0")
     done = bench_store.run_once(env, source)
     assert re.fullmatch(r"[0-9a-f]{16}", done["ref"])

@@ -7,12 +7,11 @@ import without the ``mcp`` extra.
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Callable, Mapping
 
 TYPE_CHECKING = False  # typing is not imported at run time: `agentout hook` is timed
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 __all__ = ["attach"]
@@ -28,7 +27,8 @@ def attach(
         module = home_of.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        __import__(module)
+        value = getattr(sys.modules[module], name)
         setattr(sys.modules[package], name, value)
         return value
 

@@ -13,10 +13,9 @@ off that path use ``dataclasses``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # typing is not imported at run time: every ``agentout run`` loads this
 if TYPE_CHECKING:
-    from typing import TypeVar
+    from typing import Any, TypeVar
 
     _F = TypeVar("_F", bound="Frozen")
 

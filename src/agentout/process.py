@@ -16,23 +16,35 @@ so the child is not held up between reads. The child's own wall time (start to e
 measured apart from whatever the reader does. After the child exits, what its
 background children still write is read until the pipe closes or ``linger`` seconds
 have passed, so a daemon that keeps the pipe open never keeps agentout waiting.
+
+Every command an agent runs through ``agentout run`` pays this module's import, so it
+imports built-in modules only: ``_signal`` and ``_thread``, the cores of ``signal`` and
+``threading`` without their enum and Python layers, and ``subprocess`` only for a child
+that ``posix_spawnp`` cannot start (another folder, another stdin, the terminal handed
+over). ``import subprocess`` alone (with ``locale``, ``re`` and ``enum``) costs more
+than the rest of a small command's path.
 """
 
 from __future__ import annotations
 
-import contextlib
+import _thread
 import os
 import select
-import signal
-import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from types import FrameType
-from typing import IO, Any
 
 from agentout.frozen import Frozen
+
+TYPE_CHECKING = False  # typing is not imported at run time
+if TYPE_CHECKING:
+    import signal
+    import subprocess
+    import threading
+    from collections.abc import Callable, Mapping, Sequence
+    from types import FrameType
+    from typing import IO, Any
+else:
+    import _signal as signal
 
 __all__ = [
     "GRACE_SECONDS",
@@ -106,21 +118,25 @@ def _bash() -> str:
 # -- the groups agentout owns --------------------------------------------------------------
 
 _live: set[Child] = set()
-_live_lock = threading.Lock()
+_live_lock = _thread.allocate_lock()
 
 
 class Child:
-    """A started command: its own process group, its merged output as a pipe."""
+    """A started command: its own process group, its merged output as a pipe (``fd``)."""
 
-    def __init__(self, process: subprocess.Popen[bytes], argv: tuple[str, ...]) -> None:
-        self.process = process
+    def __init__(self, pid: int, fd: int, argv: tuple[str, ...], popen: Any = None) -> None:
+        self.pid = pid
+        self.fd = fd
         self.argv = argv
-        self.pgid = process.pid  # the group's leader is the child itself
+        self.pgid = pid  # the group's leader is the child itself
         self.started = time.monotonic()
         self.exited: float | None = None
         self.status: int | None = None
-        self._ending: threading.Timer | None = None
-        self._lock = threading.Lock()
+        self._popen = popen  # when subprocess started it: told the status once reaped
+        self._ending = False  # a SIGKILL is pending
+        self._lock = _thread.allocate_lock()
+        self._reaped = _thread.allocate_lock()
+        self._reaped.acquire()  # released once the child has exited
         with _live_lock:
             _live.add(self)
 
@@ -140,29 +156,46 @@ class Child:
         """Send ``sig`` to the group now and SIGKILL after ``grace`` seconds if it is still
         there; a second call while the first is pending kills the group at once."""
         with self._lock:
-            if self._ending is not None:
+            if self._ending:
                 self.signal_group(signal.SIGKILL)
                 return
             self.signal_group(sig)
-            self._ending = threading.Timer(grace, self.signal_group, (signal.SIGKILL,))
-            self._ending.daemon = True
-            self._ending.start()
+            self._ending = True
+            _thread.start_new_thread(self._kill_after, (grace,))
+
+    def _kill_after(self, grace: float) -> None:
+        time.sleep(grace)
+        if self._ending and self.alive():
+            self.signal_group(signal.SIGKILL)
 
     def reap(self) -> int:
-        """Wait for the child itself; record when it exited. Its status as Popen gives it."""
-        status = self.process.wait()
-        if self.exited is None:
-            self.exited = time.monotonic()
-            self.status = status
+        """Wait for the child itself; record when it exited. Its status as ``Popen``
+        gives it (-N when a signal ended it). Called once, by the reaper thread."""
+        try:
+            _, wait_status = os.waitpid(self.pid, 0)
+            status = os.waitstatus_to_exitcode(wait_status)
+        except ChildProcessError:  # reaped by the kernel (SIGCHLD ignored): as Popen says
+            status = 0
+        self.exited = time.monotonic()
+        self.status = status
+        if self._popen is not None:
+            self._popen.returncode = status
+        self._reaped.release()
         return status
+
+    def reaped(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the reaper; whether the child has exited."""
+        if self._reaped.acquire(timeout=timeout):
+            self._reaped.release()
+            return True
+        return False
 
     def release(self) -> None:
         """Forget the child: its group is no longer agentout's to end (except a pending kill)."""
         with _live_lock:
             _live.discard(self)
-        ending = self._ending
-        if ending is not None and not self.alive():
-            ending.cancel()
+        if self._ending and not self.alive():
+            self._ending = False
 
 
 def end_all(grace: float = GRACE_SECONDS) -> None:
@@ -195,28 +228,97 @@ def start(
         raise ValueError("no command given; usage: agentout run -- CMD ARGS...")
     keep_child_status()
     terminal = _foreground_terminal() if stdin is None else None
+    read, write = os.pipe()
     try:
-        process = subprocess.Popen(
-            args,
-            cwd=cwd,
-            env=None if env is None else dict(env),
-            stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            **_new_group(terminal),
-        )
+        if cwd is None and stdin is None and terminal is None and min(read, write) > 2:
+            pid, popen = _spawn(args, env, write), None
+        else:
+            popen = _popen(args, cwd, env, stdin, terminal, write)
+            pid = popen.pid
     except FileNotFoundError:
+        os.close(read)
         return CommandOutcome(args, 127, 0.0, error=f"{args[0]}: command not found")
     except PermissionError:
+        os.close(read)
         return CommandOutcome(args, 126, 0.0, error=f"{args[0]}: permission denied")
     except OSError as exc:
+        os.close(read)
         return CommandOutcome(args, 126, 0.0, error=f"{args[0]}: {exc.strerror or exc}")
-    assert process.stdout is not None
-    with contextlib.suppress(OSError):
+    finally:
+        os.close(write)
+    try:
         import fcntl
 
-        fcntl.fcntl(process.stdout.fileno(), _F_SETPIPE_SZ, _PIPE_BYTES)
-    return Child(process, args)
+        fcntl.fcntl(read, _F_SETPIPE_SZ, _PIPE_BYTES)
+    except OSError:
+        pass
+    return Child(pid, read, args, popen)
+
+
+# Signals Python itself ignores, which a command must start with as a shell gives them.
+_DEFAULT_IN_CHILD = tuple(
+    getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name)
+)
+
+
+def _spawn(args: tuple[str, ...], env: Mapping[str, str] | None, out: int) -> int:
+    """``args`` started by ``posix_spawnp`` in a new group, stdout and stderr on ``out``;
+    its pid. This is what ``agentout run`` takes: the start of every command an agent
+    runs through it, without ``subprocess`` (whose import alone, with ``locale``, ``re``
+    and ``enum``, costs more than the rest of a small command's path). As ``Popen`` with
+    ``close_fds``, the child gets no other descriptor of this process."""
+    actions: list[tuple[int, ...]] = [(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, out, 2)]
+    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited_descriptors()]
+    return os.posix_spawnp(
+        args[0],
+        args,
+        os.environ if env is None else dict(env),
+        file_actions=actions,
+        setpgroup=0,
+        setsigdef=_DEFAULT_IN_CHILD,
+    )
+
+
+def _inherited_descriptors() -> list[int]:
+    """Descriptors above 2 that a child would inherit (this process's own are made
+    non-inheritable by Python; these came from whoever started it)."""
+    try:
+        names = os.listdir("/proc/self/fd" if sys.platform == "linux" else "/dev/fd")
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        fd = int(name)
+        if fd > 2:
+            try:
+                if os.get_inheritable(fd):
+                    found.append(fd)
+            except OSError:  # the listing's own descriptor, closed by now
+                pass
+    return sorted(found)
+
+
+def _popen(
+    args: tuple[str, ...],
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    stdin: int | IO[Any] | None,
+    terminal: int | None,
+    out: int,
+) -> subprocess.Popen[bytes]:
+    """``args`` started by ``subprocess``: in another folder, with another stdin, or
+    handed the terminal (what ``posix_spawnp`` cannot do)."""
+    import subprocess
+
+    return subprocess.Popen(
+        args,
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        stdin=stdin,
+        stdout=out,
+        stderr=out,
+        **_new_group(terminal),
+    )
 
 
 def keep_child_status() -> None:
@@ -224,11 +326,11 @@ def keep_child_status() -> None:
     inherited as ignored (some launchers set it) has every child reaped by the kernel, and
     ``wait`` then says 0 for a child killed by SIGTERM. Restored to the default (in the
     main thread, where handlers can be set; a server calls this when it starts)."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    with contextlib.suppress(ValueError, OSError, AttributeError):
+    try:
         if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    except (ValueError, OSError, AttributeError):  # not the main thread: as it was
+        pass
 
 
 def _foreground_terminal() -> int | None:
@@ -256,39 +358,40 @@ def _new_group(terminal: int | None) -> dict[str, Any]:
     return {"preexec_fn": take_terminal}
 
 
-@contextlib.contextmanager
-def _terminal_back(child: Child) -> Iterator[None]:
+def _terminal_back(child: Child) -> None:
     """Give the terminal back to agentout's group when the child's group had it."""
     try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            if os.isatty(0) and os.tcgetpgrp(0) == child.pgid:
-                previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-                try:
-                    os.tcsetpgrp(0, os.getpgrp())
-                finally:
-                    signal.signal(signal.SIGTTOU, previous)
+        if os.isatty(0) and os.tcgetpgrp(0) == child.pgid:
+            previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+            try:
+                os.tcsetpgrp(0, os.getpgrp())
+            finally:
+                signal.signal(signal.SIGTTOU, previous)
+    except OSError:
+        pass
 
 
-@contextlib.contextmanager
-def _forwarding(child: Child, grace: float) -> Iterator[None]:
+def _forward(child: Child, grace: float) -> dict[int, Any]:
     """SIGINT, SIGTERM and SIGHUP to agentout go to the child's group; a second one, or
-    ``grace`` seconds, and the group is killed. Only the main thread can install
-    handlers; elsewhere the defaults stay."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    ``grace`` seconds, and the group is killed. The handlers replaced, to put back. Only
+    the main thread can install handlers; elsewhere the defaults stay."""
 
     def forward(signum: int, _frame: FrameType | None) -> None:
         child.end(signum, grace)
 
-    previous = {sig: signal.signal(sig, forward) for sig in _FORWARDED}
+    previous: dict[int, Any] = {}
     try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for sig in _FORWARDED:
+            previous[sig] = signal.signal(sig, forward)
+    except ValueError:  # not the main thread
+        _put_back(previous)
+        return {}
+    return previous
+
+
+def _put_back(handlers: dict[int, Any]) -> None:
+    for sig, handler in handlers.items():
+        signal.signal(sig, handler)
 
 
 # -- running one command to the end ---------------------------------------------------------
@@ -318,19 +421,21 @@ def run(
     if isinstance(started, CommandOutcome):
         return started
     child = started
-    reaper = threading.Thread(target=child.reap, name="agentout-reap", daemon=True)
-    reaper.start()
+    _thread.start_new_thread(child.reap, ())
     watch = _Watch(child, timeout, cancel, grace, on_tick)
-    assert child.process.stdout is not None
     try:
-        with _forwarding(child, grace), _terminal_back(child), child.process.stdout as pipe:
-            _drain(pipe.fileno(), child, on_output, watch, linger)
-        while reaper.is_alive():  # the pipe closed, the child goes on
-            reaper.join(_TICK)
+        handlers = _forward(child, grace)
+        try:
+            _drain(child.fd, child, on_output, watch, linger)
+        finally:
+            _put_back(handlers)
+            _terminal_back(child)
+            os.close(child.fd)
+        while not child.reaped(_TICK):  # the pipe closed, the child goes on
             watch.check()
     except BaseException:
         child.end(signal.SIGKILL, 0.0)  # never leave a group running behind a failed call
-        reaper.join()
+        child.reaped(-1)
         raise
     finally:
         child.release()

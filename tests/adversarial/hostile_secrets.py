@@ -129,6 +129,7 @@ def _env(state: Path) -> dict[str, str]:
     """A clean environment with no secret in it: what is hidden is found by its format
     or its context, never by a value agentout was told."""
     keep = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", "VIRTUAL_ENV")
+    keep += ("AGENTOUT_HOOK_SERVER", "XDG_RUNTIME_DIR")  # the suite's: no warm server started
     env = {k: v for k, v in os.environ.items() if k in keep}
     env.update(
         HOME=str(state / "home"),

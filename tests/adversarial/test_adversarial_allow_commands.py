@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from agentout.mcp.child import SERVE
+from processes import without_agentout_settings
 
 PROGRAMS = ["git", "find", "tar", "make", "sed", "awk", "sh", "env", "timeout", "perl"]
 PRESENT = [name for name in PROGRAMS if shutil.which(name)]
@@ -108,7 +109,7 @@ def _calls(commands: list[list[str]]) -> list[bytes]:
 def _serve(root: Path, commands: list[list[str]]) -> dict[int, dict[str, Any]]:
     """Each call's result, stdin kept open until all are answered (its end stops the
     commands still running)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env = without_agentout_settings()
     env["AGENTOUT_SPILL_DIR"] = str(root.parent / "spill")
     allowed = ",".join([*PRESENT, PYTHON])
     server = subprocess.Popen(

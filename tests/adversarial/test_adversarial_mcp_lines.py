@@ -9,7 +9,6 @@ its answer.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import pytest
 
 from agentout.mcp.child import SERVE
 from agentout.tokens import count
+from processes import without_agentout_settings
 
 OPENING = [
     {
@@ -47,7 +47,7 @@ def _serve(tmp_path: Path, lines: list[bytes]) -> tuple[list[dict[str, Any]], st
     its stderr; it must have exited 0."""
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env = without_agentout_settings()
     env["AGENTOUT_SPILL_DIR"] = str(tmp_path / "spill")
     done = subprocess.run(
         [*SERVE, "--root", str(project)],

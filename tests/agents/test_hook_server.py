@@ -9,132 +9,23 @@ Each test proves that the warm server answered: its calls run with ``PYTHONPATH`
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from agentout.agents import hook_client, hook_server
-from agentout.agents._routing import hook_command
+from agentout.agents import hook_client
+from agentout.cli import warm_server
 from processes import alive
+from warm_server import CLIENT, WAIT, Runtime, runtime, serving
 
-CLIENT = hook_command()
-WAIT = 30.0  # the server imports its modules and builds the tokenizer before it listens
-
-
-class Runtime:
-    """A private runtime folder (``XDG_RUNTIME_DIR``), and the server started in it."""
-
-    def __init__(self, base: Path, tmp: Path) -> None:
-        self.base = base
-        self.tmp = tmp
-        self.folder = base / f"agentout-{os.getuid()}"
-        name = hook_client.socket_path(sys.executable, hook_client.package_dir())
-        self.socket = self.folder / os.path.basename(name)
-        shadow = tmp / "shadow" / "agentout"
-        shadow.mkdir(parents=True)
-        (shadow / "__init__.py").write_text("raise RuntimeError('answered cold')\n")
-        self.shadow = shadow.parent
-
-    def env(self, *, warm: bool = True, **extra: str) -> dict[str, str]:
-        env = {
-            **os.environ,
-            "XDG_RUNTIME_DIR": str(self.base),
-            "AGENTOUT_HOOK_SERVER": "1",
-            "AGENTOUT_HOOK_SERVER_IDLE": "120",
-            "AGENTOUT_LEDGER": "0",
-            **extra,
-        }
-        if warm:  # an answer given cold would now fail: proof the server gave it
-            env["PYTHONPATH"] = str(self.shadow)
-        return env
-
-    def call(
-        self, agent: str, payload: bytes, *, warm: bool = True, cwd: Path | None = None, **env: str
-    ) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(
-            [*CLIENT, "hook", agent],
-            input=payload,
-            capture_output=True,
-            env=self.env(warm=warm, **env),
-            cwd=cwd or self.tmp,
-            timeout=60,
-            check=False,
-        )
-
-    def cold(self, agent: str, payload: bytes, **env: str) -> subprocess.CompletedProcess[bytes]:
-        return self.call(agent, payload, warm=False, AGENTOUT_HOOK_SERVER="0", **env)
-
-    def start(self) -> None:
-        """The first call answers cold and starts the server; wait until it listens."""
-        done = self.call("claude", b"{}", warm=False)
-        assert done.returncode == 0
-        self.wait_listening()
-
-    def wait_listening(self) -> None:
-        deadline = time.monotonic() + WAIT
-        while not self.listening():
-            assert time.monotonic() < deadline, "the hook server did not start"
-            time.sleep(0.05)
-
-    def listening(self) -> bool:
-        import socket
-
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            probe.connect(str(self.socket))
-        except OSError:
-            return False
-        finally:
-            probe.close()
-        return True
-
-    def pid(self) -> int | None:
-        try:
-            return int(Path(str(self.socket) + ".lock").read_text().strip())
-        except (OSError, ValueError):
-            return None
-
-    def stop(self) -> None:
-        """Every server on this socket ended, and its spare: also one a call has just
-        started (a server names the socket on its command line before it writes its
-        pid), so none outlives the test."""
-        deadline = time.monotonic() + WAIT
-        quiet_since = None
-        while time.monotonic() < deadline:
-            serving = _serving(self.socket)
-            for pid in serving:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGTERM)
-            if serving:
-                quiet_since = None
-            elif quiet_since is None:
-                quiet_since = time.monotonic()
-            elif time.monotonic() - quiet_since > 0.5:
-                return
-            time.sleep(0.05)
-
-
-@pytest.fixture
-def runtime(tmp_path: Path) -> Iterator[Runtime]:
-    base = Path(tempfile.mkdtemp(prefix="ao-run-", dir="/tmp"))  # a socket path is short
-    os.chmod(base, 0o700)
-    made = Runtime(base, tmp_path)
-    try:
-        yield made
-    finally:
-        made.stop()
-        shutil.rmtree(base, ignore_errors=True)
+__all__ = ["runtime"]  # the fixture
 
 
 def _status(files: int) -> str:
@@ -333,36 +224,22 @@ def test_an_idle_server_ends_and_removes_its_socket(runtime: Runtime) -> None:
         time.sleep(0.05)
     pid = runtime.pid()
     assert pid is not None
-    while alive(pid) or runtime.socket.exists() or _serving(runtime.socket):
+    while alive(pid) or runtime.socket.exists() or serving(runtime.socket):
         assert time.monotonic() < deadline, "the idle server (or its spare) did not end"
         time.sleep(0.1)
-
-
-def _serving(path: Path) -> list[int]:
-    """The processes of a server on ``path``: the server and its spare child."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                args = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if str(path).encode() in args and alive(int(entry.name)):
-                found.append(int(entry.name))
-    return found
 
 
 def test_a_killed_servers_spare_ends_too(runtime: Runtime) -> None:
     runtime.start()
     deadline = time.monotonic() + WAIT
-    while len(_serving(runtime.socket)) < 2:  # the server, and its spare child
-        assert time.monotonic() < deadline, _serving(runtime.socket)
+    while len(serving(runtime.socket)) < 2:  # the server, and its spare child
+        assert time.monotonic() < deadline, serving(runtime.socket)
         time.sleep(0.05)
     pid = runtime.pid()
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + WAIT
-    while _serving(runtime.socket):
+    while serving(runtime.socket):
         assert time.monotonic() < deadline, "the spare outlived its server"
         time.sleep(0.1)
     payload = CASES["git status, reduced"][1]  # the socket file is left: answered cold
@@ -380,7 +257,7 @@ def test_a_folder_others_may_enter_is_not_used(runtime: Runtime) -> None:
     time.sleep(1.0)
     assert list(runtime.folder.iterdir()) == []  # no socket, no lock: nothing started
     assert runtime.folder.stat().st_mode & 0o777 == 0o755  # and the folder left as it was
-    assert hook_server.serve(str(runtime.socket)) == 2
+    assert warm_server.serve(str(runtime.socket)) == 2
 
 
 def test_an_outdated_server_steps_aside_for_the_new_one(runtime: Runtime) -> None:
@@ -389,7 +266,7 @@ def test_an_outdated_server_steps_aside_for_the_new_one(runtime: Runtime) -> Non
     marker = runtime.tmp / "module.py"
     marker.write_text("x = 1\n")
     code = (
-        "import sys; from agentout.agents import hook_server as h; real = h._sources;"
+        "import sys; from agentout.cli import warm_server as h; real = h._sources;"
         f"h._sources = lambda: {{**real(), {str(marker)!r}: {marker.stat().st_mtime_ns}}};"
         f"sys.exit(h.serve({str(runtime.socket)!r}))"
     )
@@ -419,7 +296,7 @@ def test_an_outdated_server_steps_aside_for_the_new_one(runtime: Runtime) -> Non
         b"not a header at all",
         b"0000000012" + b"wrong protocol",  # another protocol
         b"9999999999" + b"x" * 64,  # a header said to be larger than any environment
-        b"0000000005" + b"agentout-hook 1",  # cut short: the fields are missing
+        b"%010d" % len(hook_client.PROTOCOL) + hook_client.PROTOCOL,  # no fields after it
     ],
 )
 def test_a_broken_call_gets_no_answer_and_the_server_goes_on(runtime: Runtime, sent: bytes) -> None:
@@ -470,22 +347,22 @@ def test_a_broken_answer_is_answered_cold(runtime: Runtime) -> None:
 def test_a_bad_idle_setting_keeps_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     for bad in ("soon", "", "nan-ish"):
         monkeypatch.setenv("AGENTOUT_HOOK_SERVER_IDLE", bad)
-        assert hook_server._idle() == hook_server.IDLE
+        assert warm_server._idle() == warm_server.IDLE
     monkeypatch.setenv("AGENTOUT_HOOK_SERVER_IDLE", "0")
-    assert hook_server._idle() == 1.0  # at least a second
+    assert warm_server._idle() == 1.0  # at least a second
     monkeypatch.setenv("AGENTOUT_HOOK_SERVER_IDLE", "30")
-    assert hook_server._idle() == 30.0
+    assert warm_server._idle() == 30.0
 
 
 def test_a_server_outdated_by_its_files_is_noticed(tmp_path: Path) -> None:
     module = tmp_path / "module.py"
     module.write_text("x = 1\n")
     stamps = {str(module): module.stat().st_mtime_ns}
-    assert not hook_server._changed(stamps)
+    assert not warm_server._changed(stamps)
     os.utime(module, ns=(0, module.stat().st_mtime_ns + 1_000_000))
-    assert hook_server._changed(stamps)
+    assert warm_server._changed(stamps)
     module.unlink()
-    assert hook_server._changed({str(module): 0})
+    assert warm_server._changed({str(module): 0})
 
 
 def test_a_warm_call_loads_nothing_beyond_the_standard_library(runtime: Runtime) -> None:
@@ -530,6 +407,6 @@ def test_a_hook_server_left_behind_by_a_test_is_none() -> None:
         for line in subprocess.run(
             ["ps", "-eo", "args"], capture_output=True, text=True, check=False
         ).stdout.splitlines()
-        if "agentout.agents.hook_server" in line and os.environ["XDG_RUNTIME_DIR"] in line
+        if "agentout.cli.warm_server" in line and os.environ["XDG_RUNTIME_DIR"] in line
     ]
     assert leftovers == []

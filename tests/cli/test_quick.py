@@ -22,6 +22,7 @@ _REF = re.compile(r"\b[0-9a-f]{16}\b")  # a stored file's random name
 def _agentout(entry: str, args: list[str], tmp_path: Path) -> tuple[int, str, str]:
     env = {
         "AGENTOUT_SPILL_DIR": str(tmp_path / "spill"),
+        "AGENTOUT_HOOK_SERVER": "0",
         "AGENTOUT_LEDGER": "0",
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path),  # without it, Python finds the real home in the password file
@@ -100,6 +101,7 @@ def test_a_reduced_command_loads_no_dataclasses(tmp_path: Path) -> None:
         (tmp_path / f"file{n}.txt").write_text("x" * n, encoding="utf-8")
     env = {
         "AGENTOUT_SPILL_DIR": str(tmp_path / "spill"),
+        "AGENTOUT_HOOK_SERVER": "0",
         "AGENTOUT_LEDGER": "0",
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path / "home"),  # else Python finds the real home in the password file
@@ -120,6 +122,7 @@ def test_a_plain_command_loads_no_scanner_nor_pathlib(tmp_path: Path) -> None:
     # line is plainly free of secrets (agentout.redact._quick) and no folder is made.
     env = {
         "AGENTOUT_SPILL_DIR": str(tmp_path / "spill"),
+        "AGENTOUT_HOOK_SERVER": "0",
         "AGENTOUT_LEDGER_DB": str(tmp_path / "ledger.sqlite3"),
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path / "home"),  # else Python finds the real home in the password file
@@ -160,8 +163,8 @@ def _script_run(args: list[str], tmp_path: Path, path: str) -> str:
     """``agentout run`` started as the hooks' rewrite starts it: by the absolute path of
     this environment's ``agentout`` script."""
     script = Path(sys.executable).parent / "agentout"
-    env = {"AGENTOUT_SPILL_DIR": str(tmp_path / "spill"), "AGENTOUT_LEDGER": "0", "PATH": path,
-           "HOME": str(tmp_path)}  # fmt: skip
+    env = {"AGENTOUT_SPILL_DIR": str(tmp_path / "spill"), "AGENTOUT_HOOK_SERVER": "0",
+           "AGENTOUT_LEDGER": "0", "PATH": path, "HOME": str(tmp_path)}  # fmt: skip
     done = subprocess.run([str(script), "run", *args], capture_output=True, text=True, env=env,
                           cwd=tmp_path, check=False)  # fmt: skip
     return done.stdout

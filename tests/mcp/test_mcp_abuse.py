@@ -30,13 +30,14 @@ from agentout.mcp.config import namespace_for
 from agentout.mcp.guard import Roots
 from agentout.mcp.tokenizers import CACHED_FILES
 from agentout.store.spill import SpillStore
+from processes import without_agentout_settings
 
 AGENTOUT = [SERVE[0], "-c", "from agentout.cli import main; main()"]
 GRACE = 6.0  # seconds: no process of a call's group may be alive this long after a stop
 
 
 def child_env(spill_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env = without_agentout_settings()
     env["AGENTOUT_SPILL_DIR"] = str(spill_dir)
     env["AGENTOUT_CACHE_DIR"] = str(spill_dir.parent / "cache")
     return env

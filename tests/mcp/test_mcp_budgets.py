@@ -9,7 +9,6 @@ the structured content as compact JSON, on its own.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from mcp import Client, StdioServerParameters
 from mcp_support import agent_tokens, links, structured_tokens
 
 from agentout.mcp.child import SERVE
+from processes import without_agentout_settings
 
 BUDGETS = (200, 500, 1000)
 
@@ -60,7 +60,7 @@ def test_every_tool_keeps_to_its_budget_as_the_client_receives_it(
 ) -> None:
     _project(project)
     python = Path(shutil.which("python3") or "python3").name
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env = without_agentout_settings()
     env.update(AGENTOUT_SPILL_DIR=str(spill_dir), AGENTOUT_CACHE_DIR=str(spill_dir / "c"))
     parameters = StdioServerParameters(
         command=SERVE[0],

@@ -4,7 +4,6 @@ server keeps serving the next call."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,13 +14,14 @@ from mcp_support import http_server, links, served_store, text_tokens, texts
 
 from agentout.mcp.child import SERVE
 from agentout.tokens import count
+from processes import without_agentout_settings
 
 TIMEOUT = 60  # seconds for a whole session: a hung server fails the test instead
 NINE_MIB = "x" * (9 << 20)
 
 
 def child_env(spill_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env = without_agentout_settings()
     env["AGENTOUT_SPILL_DIR"] = str(spill_dir)
     env["AGENTOUT_CACHE_DIR"] = str(spill_dir.parent / "cache")
     return env

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from click.testing import CliRunner
 
 from agentout.cli.main import cli
 from agentout.mcp.child import SERVE
+from processes import without_agentout_settings
 
 _WITHOUT_MCP = """
 import sys
@@ -189,7 +189,7 @@ def test_the_namespace_option_names_the_servers_part_of_the_store(
             "clientInfo": {"name": "test", "version": "1"},
         },
     }
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env = without_agentout_settings()
     env["AGENTOUT_SPILL_DIR"] = str(spill_dir)
     done = subprocess.run(
         [*SERVE, "--root", str(tmp_path), "--namespace", "team-a"],
@@ -212,7 +212,7 @@ def test_healthz_answers_on_loopback_without_a_token(tmp_path: Path, spill_dir: 
 
     from agentout.mcp.child import serve_http
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env = without_agentout_settings()
     env["AGENTOUT_SPILL_DIR"] = str(spill_dir)
     with serve_http(["--root", str(tmp_path)], env) as url:
         health = url.removesuffix("/mcp") + "/healthz"

@@ -15,6 +15,7 @@ from agentout.store.address import RemoteAddress, StoreAddressError, parse_addre
 from agentout.store.page import LineRange, page
 from agentout.store.spill import SpillError, SpillStore
 from agentout.store.upload import PART
+from processes import without_agentout_settings
 
 AGENTOUT = [sys.executable, "-m", "agentout"]
 
@@ -24,7 +25,7 @@ def _lines(count: int, width: int = 60) -> bytes:
 
 
 def _env(s3: Any, home: Path, store: str, **more: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env = without_agentout_settings()
     env.update(s3.env)
     env.update(
         HOME=str(home),
@@ -233,7 +234,7 @@ def test_unreachable_store_keeps_output_local(tmp_path: Path, closed_port: int) 
     data = _lines(20_000)
     source = tmp_path / "output.txt"
     source.write_bytes(data)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env = without_agentout_settings()
     env.update(
         HOME=str(tmp_path / "home"),
         XDG_CACHE_HOME=str(tmp_path / "home" / ".cache"),

@@ -21,6 +21,7 @@ from agentout.errors import AgentoutError
 from agentout.store.address import RemoteAddress
 from agentout.store.remote import RemoteStore, StoreUnreachable
 from agentout.store.timeouts import Timeouts
+from processes import without_agentout_settings
 
 AGENTOUT = [sys.executable, "-m", "agentout"]
 ALL_PEERS = ["silent", "trickle", "reset"]
@@ -117,7 +118,7 @@ def test_bad_timeouts_are_refused_naming_the_variable(monkeypatch: Any) -> None:
 
 
 def test_a_bad_timeout_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTOUT_")}
+    env = without_agentout_settings()
     env.update(
         HOME=str(tmp_path),
         AGENTOUT_STORE="s3://team/agents",

@@ -3,7 +3,7 @@
 An agent CLI starts its hook once per tool call, so the hook's start-up is paid on every
 command. Installed hooks run it with ``python -S`` (no site, no packages), through
 ``hook_entry.py`` beside it: it reads the payload, hands it with the working directory
-and the environment to the warm server (``agentout.agents.hook_server``, modules
+and the environment to the warm server (``agentout.cli.warm_server``, modules
 imported and tokenizer built once) over a private Unix socket, and prints the answer. A
 child of the server, forked ahead of the call, answers it exactly as ``agentout hook
 AGENT`` would in a fresh process.
@@ -21,7 +21,7 @@ TYPE_CHECKING = False  # typing is not imported: this file's start-up is the hoo
 if TYPE_CHECKING:
     import _socket
 
-PROTOCOL = b"agentout-hook 1"
+PROTOCOL = b"agentout-hook 2"
 MAX_READ = (64 << 20) + 1  # the largest payload any agent's hook reads, and one byte more
 REPLY_WAIT = 15.0  # the server's child answers within its own time limit (8 s at most)
 _NOTHING = {"gemini": "{}\n"}  # "no answer", as agentout.agents.hook prints it
@@ -79,11 +79,32 @@ def _read_stdin() -> bytes:
     return b"".join(chunks)[:MAX_READ]
 
 
-def _ask(path: str, fields: list[bytes], payload: bytes) -> tuple[bytes, bytes] | None:
-    """The server's (stdout, stderr) for one call; None when no server answered (none
-    running, or it declined: another agentout, or it is stopping)."""
+def ask(
+    path: str, call: list[str], payload: bytes, fds: list[int] | None = None
+) -> tuple[int, bytes, bytes] | None:
+    """The server's (exit status, stdout, stderr) for one call of ``agentout CALL...``
+    with ``payload`` (and the open files ``fds``, passed along); None when no server
+    answered (none running, or it declined: another agentout, or it is stopping).
+    Raises OSError when a server took the call but failed or timed out answering it."""
     import _socket
 
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the folder is gone: the cold answer says what it can
+        return None
+    umask = os.umask(0o077)
+    os.umask(umask)
+    fields = [
+        PROTOCOL,
+        os.fsencode(sys.executable),
+        os.fsencode(package_dir()),
+        os.fsencode(started_as()),
+        os.fsencode(cwd),
+        b"%o" % umask,
+        b"%d" % len(call),
+        *(os.fsencode(word) for word in call),
+        *(k + b"=" + v for k, v in os.environb.items()),
+    ]
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.settimeout(REPLY_WAIT)
@@ -92,37 +113,46 @@ def _ask(path: str, fields: list[bytes], payload: bytes) -> tuple[bytes, bytes] 
         except OSError:
             return None
         try:
-            return _exchange(conn, b"\0".join(fields), payload)
+            return _exchange(conn, b"\0".join(fields), payload, fds or [])
         except (BrokenPipeError, ConnectionResetError):
             return None  # it declined the call (outdated), or ended without an answer
     finally:
         conn.close()
 
 
-def _exchange(conn: "_socket.socket", header: bytes, payload: bytes) -> tuple[bytes, bytes] | None:
-    """Send the call, read the answer: (stdout, stderr), or None if there is none."""
+def _exchange(
+    conn: "_socket.socket", header: bytes, payload: bytes, fds: list[int]
+) -> tuple[int, bytes, bytes] | None:
+    """Send the call, read the answer: (status, stdout, stderr), or None if there is none."""
     import _socket
 
-    conn.sendall(b"%010d" % len(header) + header + payload)
+    first = b"%010d" % len(header) + header
+    if fds:  # the files go with the first bytes (SCM_RIGHTS)
+        rights = b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds)
+        sent = conn.sendmsg([first], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
+        first = first[sent:]
+    conn.sendall(first)
+    conn.sendall(payload)
     conn.shutdown(_socket.SHUT_WR)
     reply = bytearray()
     size = -1  # of the answer, once its first line is in
-    out_size = 0
+    status = out_size = 0
     while size < 0 or len(reply) < size:
         chunk = conn.recv(1 << 16)
         if not chunk:
             return None  # it ended without an answer
         reply += chunk
         if size < 0 and b"\n" in reply:
-            first, _, reply = reply.partition(b"\n")
-            sizes = first.split(b" ")
-            if len(sizes) != 2 or not all(s.isdigit() for s in sizes):
+            line, _, reply = reply.partition(b"\n")
+            numbers = line.split(b" ")
+            if len(numbers) != 3 or not all(n.isdigit() for n in numbers):
                 return None
-            out_size, size = int(sizes[0]), int(sizes[0]) + int(sizes[1])
-    return bytes(reply[:out_size]), bytes(reply[out_size:size])
+            status, out_size = int(numbers[0]), int(numbers[1])
+            size = out_size + int(numbers[2])
+    return status, bytes(reply[:out_size]), bytes(reply[out_size:size])
 
 
-def _start_server(path: str) -> None:
+def start_server(path: str) -> None:
     """A server started for the next call, detached from this one: its own session,
     stdio on /dev/null (the agent waits for this hook's stdout to close)."""
     pid = os.fork()
@@ -139,13 +169,13 @@ def _start_server(path: str) -> None:
             os.chdir("/")
             os.execv(
                 sys.executable,
-                [sys.executable, "-m", "agentout.agents.hook_server", path],
+                [sys.executable, "-m", "agentout.cli.warm_server", path],
             )
     finally:
         os._exit(0)
 
 
-def _started_as() -> str:
+def started_as() -> str:
     """What ``sys.argv[0]`` would be had the hook started as the ``agentout`` script: the
     script beside this Python, else this file (then agentout names itself
     ``python -m agentout``)."""
@@ -161,10 +191,31 @@ def _cold(agent: str, payload: bytes) -> int:
 
     site.main()  # started with -S: the installed packages come into reach now
     gc.disable()
-    sys.argv = [_started_as(), "hook", agent]
+    sys.argv = [started_as(), "hook", agent]
     from agentout.agents.hook import main
 
     return main([agent], stdin=io.BytesIO(payload))
+
+
+def served() -> bool:
+    """Whether calls may go to a warm server: on POSIX (a Unix socket, fork), unless
+    ``AGENTOUT_HOOK_SERVER`` is 0, off, false or no."""
+    off = os.environ.get("AGENTOUT_HOOK_SERVER", "").strip().lower() in _OFF
+    return not off and os.name == "posix"
+
+
+def server_path() -> str | None:
+    """The socket of this installation's server, in the user's private folder (made if
+    missing); None when no private folder can be had."""
+    folder = socket_dir()
+    if not private(folder):
+        try:
+            os.mkdir(folder, 0o700)
+        except OSError:
+            return None
+        if not private(folder):
+            return None
+    return socket_path(sys.executable, package_dir())
 
 
 def main() -> int:
@@ -174,41 +225,16 @@ def main() -> int:
         import site
 
         site.main()
-        sys.argv = [_started_as(), *args]
+        sys.argv = [started_as(), *args]
         runpy.run_module("agentout", run_name="__main__")
         return 0
     agent = args[1]
     payload = _read_stdin()
-    off = os.environ.get("AGENTOUT_HOOK_SERVER", "").strip().lower() in _OFF
-    if off or os.name != "posix":  # no Unix socket, no fork: answered cold
+    path = server_path() if served() else None
+    if path is None:  # no Unix socket, no fork, no private folder, or turned off: cold
         return _cold(agent, payload)
-    folder, package = socket_dir(), package_dir()
-    path = socket_path(sys.executable, package)
-    if not private(folder):
-        try:
-            os.mkdir(folder, 0o700)
-        except OSError:
-            return _cold(agent, payload)
-        if not private(folder):
-            return _cold(agent, payload)
     try:
-        cwd = os.getcwd()
-    except OSError:  # the folder is gone: the cold answer says what it can
-        return _cold(agent, payload)
-    umask = os.umask(0o077)
-    os.umask(umask)
-    fields = [
-        PROTOCOL,
-        os.fsencode(sys.executable),
-        os.fsencode(package),
-        os.fsencode(agent),
-        os.fsencode(_started_as()),
-        os.fsencode(cwd),
-        b"%o" % umask,
-        *(k + b"=" + v for k, v in os.environb.items()),
-    ]
-    try:
-        reply = _ask(path, fields, payload)
+        reply = ask(path, args, payload)
     except OSError as exc:  # the server took too long, or failed mid-answer
         sys.stdout.write(_NOTHING.get(agent, ""))
         sys.stderr.write(
@@ -216,21 +242,22 @@ def main() -> int:
         )
         return 0
     if reply is None:
-        _start_server(path)
+        start_server(path)
         return _cold(agent, payload)
-    out, err = reply
-    try:
-        _write_all(1, out)
-        _write_all(2, err)
-    except OSError:
-        pass
+    _, out, err = reply
+    write_all(1, out)
+    write_all(2, err)
     return 0
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` to ``fd``; a closed reader (the agent went away) is no error."""
     view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":

@@ -27,9 +27,9 @@ def main() -> None:
         sys.exit(status)
     try:
         if sys.argv[1:2] == ["run"]:
-            from agentout.cli import quick
+            from agentout.cli import run_client
 
-            if quick.run(sys.argv[2:]):
+            if run_client.main(sys.argv[2:]):
                 return  # pragma: no cover - it exits
         from agentout.cli.main import main as full
 

@@ -9,13 +9,16 @@ are click's. ``tests/cli/test_quick.py`` holds the two to the same result.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
 
-__all__ = ["OPTIONS", "Heartbeat", "deliver", "parse", "run"]
+TYPE_CHECKING = False  # typing is not imported at run time: this is every command's path
+if TYPE_CHECKING:
+    import contextlib
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+__all__ = ["OPTIONS", "Heartbeat", "deliver", "options", "parse"]
 
 _HEARTBEAT_AFTER = 3.0  # seconds before a quiet command gets a line on the terminal
 
@@ -73,15 +76,12 @@ def parse(args: Sequence[str]) -> dict[str, Any] | None:
     return found
 
 
-def run(args: Sequence[str]) -> bool:
-    """Run ``agentout run ARGS`` if this module can read it; False to leave it to click."""
-    options = parse(args)
-    if options is None:
-        return False
-    if os.environ.get("AGENTOUT_TOKENIZER") and "tokenizer" not in options:
-        options["tokenizer"] = os.environ["AGENTOUT_TOKENIZER"]
-    deliver(**options, mode="auto", format_name="raw")
-    return True  # pragma: no cover - deliver exits
+def options(args: Sequence[str]) -> dict[str, Any] | None:
+    """``parse``, with the tokenizer ``AGENTOUT_TOKENIZER`` names when none is given."""
+    found = parse(args)
+    if found is not None and os.environ.get("AGENTOUT_TOKENIZER") and "tokenizer" not in found:
+        found["tokenizer"] = os.environ["AGENTOUT_TOKENIZER"]
+    return found
 
 
 def deliver(
@@ -97,9 +97,12 @@ def deliver(
     keep_secrets: bool = False,
     format_name: str = "raw",
     tokenizer: str | None = None,
+    runner: Callable[..., Any] | None = None,
 ) -> None:
     """Run the command, print what the agent gets, exit with the command's status. Bad
-    input is one line on stderr and status 2 (``agentout.cli.quick`` calls this too)."""
+    input is one line on stderr and status 2 (``agentout.cli.run`` calls this too).
+    ``runner``: what gives the output instead of running the command
+    (``agentout.sources.command.run``; ``agentout.cli.run_client`` passes one)."""
     from agentout.errors import AgentoutError
     from agentout.read.visible import is_terminal
     from agentout.sources.command import run as run_command
@@ -120,6 +123,7 @@ def deliver(
                 reduce=not no_reduce,
                 keep_secrets=keep_secrets,
                 on_tick=heartbeat.tick if heartbeat else None,
+                runner=runner,
             )
         except (AgentoutError, ValueError) as exc:
             sys.stderr.write(f"agentout: {exc}\n")
@@ -148,6 +152,8 @@ def _uploads_deferred() -> contextlib.AbstractContextManager[None]:
     """With a store set (``$AGENTOUT_STORE``, which ``--store`` sets too), an object
     store's upload finishes after the answer is printed (agentout.store.spill.deferred_uploads);
     without one, nothing is imported for it."""
+    import contextlib
+
     if not os.environ.get("AGENTOUT_STORE", "").strip():
         return contextlib.nullcontext()
     from agentout.store.spill import deferred_uploads

@@ -103,6 +103,7 @@ def run(
     stdin: int | None = None,
     cancel: threading.Event | None = None,
     reduce_as: Sequence[str] | None = None,
+    runner: Callable[..., CommandOutcome] | None = None,
 ) -> CommandRun:
     """Run ``argv`` (or, with ``shell``, the one string in it through the user's shell):
     its output is captured whole (stored when large), then delivered as
@@ -117,19 +118,27 @@ def run(
     ``reduce_as``: the words whose reducer reads the output, when they are not ``argv``'s
     (a recipe line run by its shell). A task runner (``make``, ``just``, ``npm run``) is
     told to run each recipe line through agentout (``agentout.sources.tasks``): the lines come
-    reduced and labelled, and the whole is delivered as printed, or cut to the budget."""
+    reduced and labelled, and the whole is delivered as printed, or cut to the budget.
+
+    ``runner``: what gives the command's output and outcome, called as
+    ``agentout.process.run`` is (the default). ``agentout run`` served warm passes one
+    that hands over output its client has already captured (``agentout.cli.run_client``):
+    the command then is not run here, so neither a test program's reports nor a task
+    runner's recipe lines are read (its client serves no such command)."""
     from agentout import process
     from agentout.reducers import find
 
+    runs = process.run if runner is None else runner
     if shell:
         if len(argv) != 1:
             raise ValueError("--shell takes the command line as one argument")
         argv = process.shell_argv(argv[0])
-    elif reduce and _is_raw(format):
+    elif reduce and _is_raw(format) and runner is None:
         tested = _tests(argv, max_tokens, max_chars, tokenizer, _redactor(redact), cwd)
         if tested is not None:
             return tested
-    tasks = _tasks(argv, cwd) if reduce and not shell and _is_raw(format) else None
+    own_way = reduce and not shell and _is_raw(format) and runner is None
+    tasks = _tasks(argv, cwd) if own_way else None
     check_mode(mode)
     threshold = text_threshold(inline_threshold)
     redactor = _redactor(redact)
@@ -145,7 +154,7 @@ def run(
         capture.spill()
     tick = None if on_tick is None else (lambda seconds: on_tick(seconds, capture.newlines))
     try:
-        outcome = process.run(
+        outcome = runs(
             argv if tasks is None else tasks.argv,
             capture.feed,
             cwd=cwd,

@@ -1,20 +1,24 @@
-"""The warm hook server: agentout's hook modules imported and its tokenizer, reducers and
-secret scanner built once; each hook call answered by a child forked ahead of it.
+"""The warm server: agentout's modules imported and its tokenizer, reducers and secret
+scanner built once; each call of an agent's hook, and each ``agentout run``, answered by
+a child forked ahead of it.
 
-Started by the hook's thin client (``agentout.agents.hook_client``) when it finds none,
-as ``python -m agentout.agents.hook_server SOCKET``; it listens on that Unix socket in
-the user's private folder and exits after ``AGENTOUT_HOOK_SERVER_IDLE`` seconds without
-a call (600 by default), or at the first call after one of its modules' files changed
-(an upgrade, an edit of an editable install), leaving that call to the client.
+Started by the hook's thin client (``agentout.agents.hook_client``) or by ``agentout
+run`` (``agentout.cli.run_client``) when they find none, as ``python -m
+agentout.cli.warm_server SOCKET``; it listens on that Unix socket in the user's private
+folder and exits after ``AGENTOUT_HOOK_SERVER_IDLE`` seconds without a call (600 by
+default), or at the first call after one of its modules' files changed (an upgrade, an
+edit of an editable install), leaving that call to the client.
 
 Each call is answered by a spare child, forked from the warm process before the call
 came (a fork of it takes milliseconds) and waiting on the socket; once it takes the call
 the server forks the next spare. The child takes the caller's working directory,
-environment, umask and ``argv[0]``, then answers through
-``agentout.agents.hook.respond`` as a fresh ``agentout hook AGENT`` would, so nothing
-one call does reaches another. What the parent builds ahead depends only on the
-installed files (modules, reducers, tokenizer) or is kept by what it was built from (a
-secret scanner, per set of secret values and names).
+environment, umask and ``argv[0]``, then answers as a fresh process would: a hook call
+through ``agentout.agents.hook.respond`` (as ``agentout hook AGENT``), a run through
+``agentout.cli.run_client.deliver`` (the output its client captured, delivered as
+``agentout run`` delivers it), so nothing one call does reaches another. What the parent
+builds ahead depends only on the installed files (modules, reducers, tokenizer) or is
+kept by what it was built from (a secret scanner, per set of secret values and names).
+It lives in the command line's layer because it answers for ``agentout run`` too.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ __all__ = ["IDLE", "serve"]
 
 IDLE = 600.0  # seconds without a call before the server exits
 _MAX_HEADER = 1 << 20  # the environment of a shell, with room to spare
-_FIELDS = 7  # before the environment: see hook_client.main
+_FIELDS = 7  # before the call's words and the environment: see hook_client.ask
+_MAX_FDS = 4  # files a call may pass along
 _SPARE_CHECK = 2.0  # seconds between a waiting spare's looks at whether the server lives
 
 
@@ -48,8 +53,8 @@ def _idle() -> float:
         return IDLE
 
 
-# The packages a hook call draws on: every module in them is imported ahead (those of the
-# command line, the MCP server and the pytest plugin are not: no hook reaches them).
+# The packages a hook call or a run draws on: every module in them is imported ahead
+# (those of the MCP server and the pytest plugin are not: no call reaches them).
 _WARM_PACKAGES = (
     "agentout.agents",
     "agentout.deliver",
@@ -62,6 +67,13 @@ _WARM_PACKAGES = (
     "agentout.reducers",
     "agentout.store",
     "agentout.tokens",
+)
+# And the modules a served ``agentout run`` draws on (agentout.cli.run_client).
+_WARM_MODULES = (
+    "agentout.cli._options",
+    "agentout.cli.quick",
+    "agentout.cli.run_client",
+    "agentout.sources.command",
 )
 
 
@@ -77,6 +89,8 @@ def _warm() -> None:
         for found in pkgutil.iter_modules(package.__path__, name + "."):
             with contextlib.suppress(Exception):  # an optional dependency missing
                 importlib.import_module(found.name)
+    for name in _WARM_MODULES:
+        importlib.import_module(name)
     from agentout.agents._digest import sha256
     from agentout.agents._shell import analyse
     from agentout.redact import Redactor
@@ -124,12 +138,19 @@ def _changed(sources: dict[str, int]) -> bool:
     return False
 
 
-def _read_all(conn: socket.socket) -> bytes:
+def _read_all(conn: socket.socket) -> tuple[bytes, list[int]]:
+    """Everything the client sent, and the files it passed (``SCM_RIGHTS``)."""
     chunks: list[bytes] = []
+    fds: list[int] = []
+    room = socket.CMSG_SPACE(_MAX_FDS * 4)
     while True:
-        chunk = conn.recv(1 << 20)
+        chunk, ancillary, _, _ = conn.recvmsg(1 << 20, room)
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                usable = len(data) - len(data) % 4
+                fds += [int.from_bytes(data[i : i + 4], sys.byteorder) for i in range(0, usable, 4)]
         if not chunk:
-            return b"".join(chunks)
+            return b"".join(chunks), fds
         chunks.append(chunk)
 
 
@@ -147,41 +168,57 @@ def _answer(conn: socket.socket) -> None:
     """One call, in the forked child: read it, become its caller, answer, reply."""
     if not _same_user(conn):
         return
-    data = _read_all(conn)
+    data, fds = _read_all(conn)
     size = data[:10]
     if not size.isdigit() or int(size) > _MAX_HEADER:
         return
     header, payload = data[10 : 10 + int(size)], data[10 + int(size) :]
     fields = header.split(b"\0")
-    if len(fields) < _FIELDS or fields[0] != PROTOCOL:
+    if len(fields) < _FIELDS or fields[0] != PROTOCOL or not fields[_FIELDS - 1].isdigit():
         return
-    executable, package, agent, argv0, cwd, umask = (os.fsdecode(f) for f in fields[1:_FIELDS])
+    executable, package, argv0, cwd, umask = (os.fsdecode(f) for f in fields[1 : _FIELDS - 1])
     if executable != sys.executable or package != package_dir():
         return  # another installation's client: it answers cold
+    words = int(fields[_FIELDS - 1])
+    call = [os.fsdecode(word) for word in fields[_FIELDS : _FIELDS + words]]
+    if len(call) != words or not call or call[0] not in ("hook", "run"):
+        return
     os.chdir(cwd)
     os.umask(int(umask, 8))
     os.environ.clear()
-    for entry in fields[_FIELDS:]:
+    for entry in fields[_FIELDS + words :]:
         key, sep, value = entry.partition(b"=")
         if sep and key:
             os.environb[key] = value
-    sys.argv = [argv0, "hook", agent]
-    from agentout.agents.hook import respond
+    sys.argv = [argv0, *call]
     from agentout.ledger import book
 
-    book.defer()  # the delivery is recorded once the agent has its answer
-
+    book.defer()  # the delivery is recorded once the caller has its answer
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = io.StringIO(), io.StringIO()  # what a call prints beside
+    sys.stdout, sys.stderr = io.StringIO(), io.StringIO()  # what the call prints
     try:
-        out, err = respond(agent, io.BytesIO(payload))
+        status, out, err = _respond(call, payload, fds)
     finally:
         printed, said = sys.stdout.getvalue(), sys.stderr.getvalue()
         sys.stdout, sys.stderr = stdout, stderr
     out_bytes = (printed + out).encode("utf-8", "surrogateescape")
-    err_bytes = (said + (err + "\n" if err else "")).encode("utf-8", "surrogateescape")
-    conn.sendall(b"%d %d\n" % (len(out_bytes), len(err_bytes)) + out_bytes + err_bytes)
+    err_bytes = (said + err).encode("utf-8", "surrogateescape")
+    conn.sendall(b"%d %d %d\n" % (status, len(out_bytes), len(err_bytes)) + out_bytes + err_bytes)
     book.run_deferred()
+
+
+def _respond(call: list[str], payload: bytes, fds: list[int]) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of ``agentout CALL...`` as a fresh process would
+    give them: ``hook AGENT`` through ``agentout.agents.hook.respond``, and ``run ...``
+    (a command its client has run) through ``agentout.cli.run_client.deliver``."""
+    if call[0] == "hook" and len(call) == 2:
+        from agentout.agents.hook import respond
+
+        out, err = respond(call[1], io.BytesIO(payload))
+        return 0, out, (err + "\n") if err else ""
+    from agentout.cli.run_client import deliver
+
+    return deliver(call[1:], payload, fds), "", ""
 
 
 def _spare(listener: socket.socket, lock: int, taken: int, sources: dict[str, int]) -> None:
@@ -280,7 +317,7 @@ def serve(path: str) -> int:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m agentout.agents.hook_server SOCKET", file=sys.stderr)
+        print("usage: python -m agentout.cli.warm_server SOCKET", file=sys.stderr)
         return 2
     return serve(argv[0])
 
