@@ -79,7 +79,9 @@ def _test_hook_servers() -> dict[int, str]:
         except OSError:
             continue
         if home in command or any(mark in environ for mark in marks):
-            test = [v for v in environ.split(b"\0") if v.startswith(b"PYTEST_CURRENT_TEST=")]
+            entries = environ.split(b"\0")
+            test = [v for v in entries if v.startswith(b"PYTEST_CURRENT_TEST=")]
+            test = test or [v for v in entries if b"/pytest-of-" in v]  # its tmp_path says
             found[int(entry.name)] = test[0].decode(errors="replace") if test else "?"
     return found
 

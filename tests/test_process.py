@@ -3,6 +3,7 @@ group ended, background writers waited for a moment and no longer."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -157,3 +158,32 @@ def test_shell_argv_runs_bash_syntax_with_shell_unset(monkeypatch: pytest.Monkey
 def test_no_command_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="no command given"):
         process.run([], lambda _chunk: None)
+
+
+def test_a_child_gets_no_descriptor_of_ours_beyond_its_output() -> None:
+    """As Popen with close_fds: one this process inherited (made inheritable here) is
+    not passed on, whichever way the child was started."""
+    read, write = os.pipe()
+    os.set_inheritable(write, True)
+    try:
+        listing = [
+            sys.executable,
+            "-c",
+            "import os; print(sorted(map(int, os.listdir('/proc/self/fd'))))",
+        ]
+        for cwd in (None, "/"):  # posix_spawnp, and subprocess for another folder
+            outcome, out = _run(listing, cwd=cwd)
+            assert outcome.exit_status == 0
+            assert write not in json.loads(out)
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+def test_a_child_starts_with_sigpipe_as_a_shell_gives_it() -> None:
+    """Python ignores SIGPIPE, and an ignored signal stays ignored across exec: `yes`
+    would then report a broken pipe. Started at the default, it ends quietly."""
+    for cwd in (None, "/"):
+        outcome, out = _run(["sh", "-c", "yes | head -n 1"], cwd=cwd)
+        assert outcome.exit_status == 0
+        assert out == b"y\n"

@@ -353,8 +353,43 @@ def test_where_no_file_can_be_made_the_output_stays_in_memory(
     monkeypatch.setattr(run_client, "IN_MEMORY", 4)
     monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
     output = run_client.Output()
-    output.feed(b"0123456789")
+    output.feed(b"012")
+    output.feed(b"3456789")
+    output.feed(b"abc")
     assert output.file is None
+    assert not output.sendable  # delivered in the client, which holds it all
     got = bytearray()
     output.replay(got.extend)
-    assert bytes(got) == b"0123456789"
+    assert bytes(got) == b"0123456789abc"
+
+
+def test_a_file_that_fails_midway_keeps_the_rest_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk: what the file took is replayed from it, the rest from memory after it."""
+    monkeypatch.setattr(run_client, "IN_MEMORY", 4)
+    full = tmp_path / "full"
+    full.write_bytes(b"")
+    fd = os.open(full, os.O_RDWR)
+    writes = {"n": 0}
+    real_write = os.write
+
+    def write(target: int, data: object) -> int:
+        if target == fd:
+            writes["n"] += 1
+            if writes["n"] > 1:
+                raise OSError(28, "No space left on device")
+        return real_write(target, data)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run_client, "_unnamed_file", lambda: fd)
+    monkeypatch.setattr(os, "write", write)
+    output = run_client.Output()
+    for piece in (b"0123", b"4567", b"89ab", b"cdef"):
+        output.feed(piece)
+    monkeypatch.setattr(os, "write", real_write)
+    assert not output.sendable
+    got = bytearray()
+    output.replay(got.extend)
+    output.close()
+    assert bytes(got) == b"0123456789abcdef"
+    assert output.size == 16

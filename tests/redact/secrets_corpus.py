@@ -97,6 +97,7 @@ def _git(cwd: Path, *args: str) -> None:
 
 def _clean_env() -> dict[str, str]:
     keep = ("PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "SYSTEMROOT")
+    keep += ("AGENTOUT_HOOK_SERVER", "XDG_RUNTIME_DIR")  # where a warm server may run, if at all
     env = {k: v for k, v in os.environ.items() if k in keep}
     env.setdefault("PATH", "/usr/bin:/bin")
     env["GIT_CONFIG_NOSYSTEM"] = "1"

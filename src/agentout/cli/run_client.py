@@ -73,39 +73,58 @@ def served(options: dict[str, Any]) -> bool:
 
 
 class Output:
-    """A command's merged output, kept whole: in memory up to ``IN_MEMORY`` bytes, the
-    rest in a file with no name (gone once closed), or in memory where none can be made."""
+    """A command's merged output, kept whole and in order: in memory up to ``IN_MEMORY``
+    bytes, the rest in a file with no name (gone once closed). Where no such file can be
+    made, or writing it fails (a full disk), the rest stays in memory (``tail``); such
+    output is delivered in this process, the file not being all of it."""
 
     def __init__(self, memory: bytes = b"", file: int | None = None) -> None:
         self.memory = bytearray(memory)
         self.file = file
+        self.tail = bytearray()
         self.size = len(memory)
+        self._file_tried = file is not None
 
     def feed(self, chunk: bytes) -> None:
-        if self.file is None and len(self.memory) + len(chunk) > IN_MEMORY:
-            self.file = _unnamed_file()
-        if self.file is None:
-            self.memory += chunk
-        else:
-            _write_all(self.file, chunk)
         self.size += len(chunk)
+        if not self._file_tried and len(self.memory) + len(chunk) > IN_MEMORY:
+            self._file_tried = True
+            self.file = _unnamed_file()
+        if self.file is None or self.tail:
+            (self.tail if self._file_tried else self.memory).extend(chunk)
+            return
+        view = memoryview(chunk)
+        try:
+            while view:
+                view = view[os.write(self.file, view) :]
+        except OSError:
+            self.tail += view  # what the file did not take: in order after it
+
+    @property
+    def sendable(self) -> bool:
+        """Whether memory and the file hold it all (what the warm server is sent)."""
+        return not self.tail
 
     def replay(self, on_output: Callable[[bytes], None]) -> None:
         """Hand everything to ``on_output``, in order, in pieces."""
-        view = memoryview(self.memory)
-        for start in range(0, len(view), _PIECE):
-            on_output(bytes(view[start : start + _PIECE]))
-        if self.file is None:
-            return
-        offset = 0
-        while chunk := os.pread(self.file, _PIECE, offset):
-            on_output(chunk)
-            offset += len(chunk)
+        _pieces(self.memory, on_output)
+        if self.file is not None:
+            offset = 0
+            while chunk := os.pread(self.file, _PIECE, offset):
+                on_output(chunk)
+                offset += len(chunk)
+        _pieces(self.tail, on_output)
 
     def close(self) -> None:
         if self.file is not None:
             os.close(self.file)
             self.file = None
+
+
+def _pieces(data: bytearray, on_output: Callable[[bytes], None]) -> None:
+    view = memoryview(data)
+    for start in range(0, len(view), _PIECE):
+        on_output(bytes(view[start : start + _PIECE]))
 
 
 def _unnamed_file() -> int | None:
@@ -129,12 +148,6 @@ def _unnamed_file() -> int | None:
         os.unlink(name)
         return fd
     return None
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 # How the command ended, ahead of its output in what the server is sent: the fields of
@@ -183,7 +196,7 @@ def run(args: Sequence[str], options: dict[str, Any]) -> None:
     argv = process.shell_argv(command[0]) if options["shell"] else command
     output = Output()
     outcome = process.run(argv, output.feed, timeout=options.get("timeout"))
-    path = hook_client.server_path()
+    path = hook_client.server_path() if output.sendable else None
     if path is not None:
         fds = [] if output.file is None else [output.file]
         try:
