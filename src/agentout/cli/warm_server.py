@@ -34,6 +34,7 @@ import socket
 import struct
 import sys
 import time
+from collections.abc import Callable
 
 from agentout.agents.hook_client import PROTOCOL, package_dir, private, socket_dir
 
@@ -44,6 +45,7 @@ _MAX_HEADER = 1 << 20  # the environment of a shell, with room to spare
 _FIELDS = 7  # before the call's words and the environment: see hook_client.ask
 _MAX_FDS = 4  # files a call may pass along
 _SPARE_CHECK = 2.0  # seconds between a waiting spare's looks at whether the server lives
+_FORK_AFTER = 0.1  # seconds the next spare waits at most for the call before it is answered
 
 
 def _idle() -> float:
@@ -104,6 +106,8 @@ def _warm() -> None:
     get_tokenizer().count("warm")
     analyse("git status 2>&1 | head")  # bash's grammar loaded
     sha256(b"warm")  # CPython's own, an extension module
+    import sqlite3  # noqa: F401 - the ledger's, written after each answer
+
     with contextlib.suppress(Exception):  # a bad setting is the call's to report
         Redactor.from_environ().scanner  # noqa: B018 - built, and kept by its inputs
 
@@ -164,8 +168,9 @@ def _same_user(conn: socket.socket) -> bool:
     return uid == os.getuid()
 
 
-def _answer(conn: socket.socket) -> None:
-    """One call, in the forked child: read it, become its caller, answer, reply."""
+def _answer(conn: socket.socket, replied: Callable[[], object]) -> None:
+    """One call, in the forked child: read it, become its caller, answer, reply; then
+    ``replied()``, then what was deferred (the ledger row)."""
     if not _same_user(conn):
         return
     data, fds = _read_all(conn)
@@ -204,6 +209,7 @@ def _answer(conn: socket.socket) -> None:
     out_bytes = (printed + out).encode("utf-8", "surrogateescape")
     err_bytes = (said + err).encode("utf-8", "surrogateescape")
     conn.sendall(b"%d %d %d\n" % (status, len(out_bytes), len(err_bytes)) + out_bytes + err_bytes)
+    replied()
     book.run_deferred()
 
 
@@ -223,7 +229,8 @@ def _respond(call: list[str], payload: bytes, fds: list[int]) -> tuple[int, str,
 
 def _spare(listener: socket.socket, lock: int, taken: int, sources: dict[str, int]) -> None:
     """A child forked ahead of the next call (forking a warm process takes milliseconds):
-    it takes one call, tells the server (which forks the next spare), answers, and ends.
+    it takes one call, tells the server, answers, tells the server again (which forks
+    the next spare once the call is answered, or after ``_FORK_AFTER``), and ends.
     Never returns."""
     os.close(lock)  # the server's lock ends with the server, not with its children
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -248,8 +255,8 @@ def _spare(listener: socket.socket, lock: int, taken: int, sources: dict[str, in
                 time.sleep(0.005)  # the server's lock released before the client goes on
             return
         os.write(taken, b"T")
+        _answer(conn, lambda: os.write(taken, b"D"))
         os.close(taken)
-        _answer(conn)
         import atexit
 
         atexit._run_exitfuncs()  # what a fresh process would run on its way out
@@ -302,9 +309,15 @@ def serve(path: str) -> int:
             ready, _, _ = select.select([taken_r], [], [], idle)
             if not ready:
                 return 0  # idle
-            spare = False
-            if os.read(taken_r, 1) != b"T":
+            said = os.read(taken_r, 1)
+            if said == b"D":
+                continue  # a call answered
+            if said != b"T":
                 return 0  # outdated
+            spare = False
+            # The next spare once this call is answered (its "D"), not while it is: a fork
+            # of this process takes milliseconds of CPU, which the answer needs more.
+            select.select([taken_r], [], [], _FORK_AFTER)
     finally:
         with contextlib.suppress(OSError):
             if os.stat(path).st_ino == ours:
