@@ -1,6 +1,6 @@
 """CLI start-up: ``agentout --help`` against a bare Python and against ``import click``;
-``agentout run -- true`` against a bare Python importing the standard-library modules it
-needs (its floor in this language: what a run pays before agentout's own code).
+``agentout run -- true``, served by the warm server, against a bare Python and against one
+importing the standard-library modules the same run needs with no server.
 
 Each run is a fresh process, timed from spawn to exit; the commands take turns. Which
 modules ``--help`` imports comes from Python's own ``-X importtime`` report.
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import Timing, paired_ratio, quick, ratio, seconds, table, verdict
+from _common import Timing, installed_hook, paired_ratio, quick, ratio, seconds, table, verdict
 
 HEAVY = ("bpe_openai", "rich", "toon_format", "tiktoken")
 LIMIT_SECONDS = 0.200
@@ -33,8 +33,9 @@ def agentout_command() -> list[str]:
     return [sys.executable, "-c", "from agentout.cli import main; main()"]
 
 
-# What ``agentout run`` imports from the standard library on a small command's path (not
-# dataclasses: agentout.frozen says why; tests/cli/test_quick.py holds it out).
+# What ``agentout run`` imports from the standard library on a small command's path when
+# no warm server delivers it (not dataclasses: agentout.frozen says why;
+# tests/cli/test_quick.py holds it out).
 RUN_STDLIB = "re, json, subprocess, threading, typing"
 
 
@@ -95,10 +96,10 @@ def _run(command: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def time_commands(
-    n: int, commands: dict[str, list[str]] | None = None
+    n: int, commands: dict[str, list[str]] | None = None, env: dict[str, str] | None = None
 ) -> dict[str, tuple[Timing, Timing]]:
     """(wall, CPU) times of each command, ``n`` runs each, in rotating interleaved order."""
-    commands, env = commands or _commands(), _environment()
+    commands, env = commands or _commands(), env or _environment()
     names = list(commands)
     for name in names:  # warm the file cache
         _run(commands[name], env)
@@ -144,7 +145,9 @@ def main() -> str:
         [f"`{name}`", seconds(own / 1e6), seconds(total / 1e6)] for name, own, total in top
     ]
     fast = ours.median <= LIMIT_SECONDS
-    run_timings = time_commands(n, _run_commands())
+    served = _environment()
+    with installed_hook(served):  # as after an agent's first call: the warm server runs
+        run_timings = time_commands(n, _run_commands(), served)
     run_wall = run_timings["agentout run -- true"][0]
     floor_wall = run_timings[f'python -c "import {RUN_STDLIB}"'][0]
     bare_wall = run_timings["python -c pass"][0]
@@ -175,14 +178,17 @@ def main() -> str:
             "time (`-X importtime`, one run):",
             table(["module", "own import time", "with its imports"], top_rows),
             "### A small `agentout run`, and its floor",
-            f"`agentout run -- true` (the ledger off) beside a bare Python that imports "
-            f"the standard-library modules a run needs ({RUN_STDLIB}), {n} runs each, "
-            "taking turns:",
+            f"`agentout run -- true` (the ledger off; the warm server running, as after an "
+            "agent's first call) beside a bare Python, and beside a bare Python importing "
+            f"the standard-library modules the same run loads with no server ({RUN_STDLIB}), "
+            f"{n} runs each, taking turns:",
             table(["command", "wall median", "wall best", "CPU median"], run_rows),
-            f"Of the {seconds(run_wall.median)} a run takes (median), the interpreter is "
-            f"{seconds(bare_wall.median)} and those standard-library imports "
-            f"{seconds(floor_wall.median - bare_wall.median)} more; agentout's own modules "
-            f"and work are the other {seconds(run_wall.median - floor_wall.median)}.",
+            f"Of the {seconds(run_wall.median)} a served run takes (median), the interpreter "
+            f"is {seconds(bare_wall.median)}; agentout's client (built-in modules only), the "
+            f"command and the server's answer are the other "
+            f"{seconds(run_wall.median - bare_wall.median)}. Delivered in the process, with "
+            f"no server, the standard-library imports alone would add "
+            f"{seconds(floor_wall.median - bare_wall.median)} to the interpreter's start.",
             f"Why the run path's {_CLASSES} frozen classes are `agentout.frozen.Frozen`s, not "
             "dataclasses (a fresh Python defining them, four fields each, taking turns):",
             table(["program", "wall median", "wall best", "CPU median"], class_rows),
