@@ -21,7 +21,7 @@ from agentout.agents import hook_client
 from agentout.agents._routing import hook_command
 from processes import alive
 
-__all__ = ["CLIENT", "WAIT", "Runtime", "runtime", "serving"]
+__all__ = ["CLIENT", "WAIT", "Runtime", "impostor", "runtime", "serving"]
 
 CLIENT = hook_command()
 WAIT = 30.0  # the server imports its modules and builds the tokenizer before it listens
@@ -144,3 +144,31 @@ def serving(path: Path) -> list[int]:
             if str(path).encode() in args and alive(int(entry.name)):
                 found.append(int(entry.name))
     return found
+
+
+@contextlib.contextmanager
+def impostor(runtime: Runtime) -> Iterator[None]:
+    """Something else listening on the server's socket: it takes one call, reads all of
+    it and answers nonsense."""
+    import socket
+    import threading
+
+    runtime.folder.mkdir(mode=0o700)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(runtime.socket))
+    listener.listen(1)
+
+    def answer_nonsense() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            while conn.recv(1 << 16):
+                pass
+            conn.sendall(b"twelve bytes\nnonsense")
+
+    replier = threading.Thread(target=answer_nonsense, daemon=True)
+    replier.start()
+    try:
+        yield
+    finally:
+        replier.join(WAIT)
+        listener.close()

@@ -23,7 +23,7 @@ import pytest
 from agentout.agents import hook_client
 from agentout.cli import warm_server
 from processes import alive
-from warm_server import CLIENT, WAIT, Runtime, runtime, serving
+from warm_server import CLIENT, WAIT, Runtime, impostor, runtime, serving
 
 __all__ = ["runtime"]  # the fixture
 
@@ -319,27 +319,9 @@ def test_a_broken_call_gets_no_answer_and_the_server_goes_on(runtime: Runtime, s
 def test_a_broken_answer_is_answered_cold(runtime: Runtime) -> None:
     """Something else listening on the socket, answering nonsense: the call is answered
     cold, as if no server ran."""
-    import socket
-    import threading
-
-    runtime.folder.mkdir(mode=0o700)
-    impostor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    impostor.bind(str(runtime.socket))
-    impostor.listen(1)
-
-    def answer_nonsense() -> None:
-        conn, _ = impostor.accept()
-        with conn:
-            while conn.recv(1 << 16):
-                pass
-            conn.sendall(b"twelve bytes\nnonsense")
-
-    replier = threading.Thread(target=answer_nonsense, daemon=True)
-    replier.start()
     payload = CASES["git status, reduced"][1]
-    done = runtime.call("claude", payload, warm=False)
-    replier.join(WAIT)
-    impostor.close()
+    with impostor(runtime):
+        done = runtime.call("claude", payload, warm=False)
     assert done.stdout == runtime.cold("claude", payload).stdout
     assert done.stderr == b""
 

@@ -11,14 +11,13 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from agentout.cli import quick, run_client
-from warm_server import WAIT, Runtime, runtime
+from warm_server import WAIT, Runtime, impostor, runtime
 
 __all__ = ["runtime"]  # the fixture
 
@@ -193,24 +192,9 @@ def test_a_served_run_is_counted_as_a_cold_one(runtime: Runtime) -> None:
 def test_a_failing_server_leaves_the_run_to_the_client(runtime: Runtime) -> None:
     """Something on the socket that takes the call and answers nonsense: the client still
     has the output and delivers it itself, once, with the command's status."""
-    runtime.folder.mkdir(mode=0o700)
-    impostor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    impostor.bind(str(runtime.socket))
-    impostor.listen(1)
-
-    def answer_nonsense() -> None:
-        conn, _ = impostor.accept()
-        with conn:
-            while conn.recv(1 << 16):
-                pass
-            conn.sendall(b"twelve bytes\nnonsense")
-
-    replier = threading.Thread(target=answer_nonsense, daemon=True)
-    replier.start()
     args = ["--", "sh", "-c", "echo once; exit 5"]
-    done = run(runtime, args, warm=False, AGENTOUT_HOOK_SERVER="1")
-    replier.join(WAIT)
-    impostor.close()
+    with impostor(runtime):
+        done = run(runtime, args, warm=False, AGENTOUT_HOOK_SERVER="1")
     cold = run(runtime, args, warm=False)
     assert (done.stdout, done.status) == (cold.stdout, 5)
     assert done.stdout.count(b"once") == 1
