@@ -21,7 +21,7 @@ from agentout.agents import hook_client
 from agentout.agents._routing import hook_command
 from processes import alive
 
-__all__ = ["CLIENT", "WAIT", "Runtime", "impostor", "runtime", "serving"]
+__all__ = ["CLIENT", "WAIT", "Runtime", "impostor", "outdated_by", "runtime", "serving"]
 
 CLIENT = hook_command()
 WAIT = 30.0  # the server imports its modules and builds the tokenizer before it listens
@@ -172,3 +172,16 @@ def impostor(runtime: Runtime) -> Iterator[None]:
     finally:
         replier.join(WAIT)
         listener.close()
+
+
+def outdated_by(runtime: Runtime, marker: Path) -> subprocess.Popen[bytes]:
+    """A server started on the runtime's socket that takes ``marker`` for one of its
+    module files: touching it outdates the server, as an upgrade would."""
+    marker.write_text("x = 1\n")
+    code = (
+        "import sys; from agentout.cli import warm_server as h; real = h._sources;"
+        f"h._sources = lambda: {{**real(), {str(marker)!r}: {marker.stat().st_mtime_ns}}};"
+        f"sys.exit(h.serve({str(runtime.socket)!r}))"
+    )
+    runtime.folder.mkdir(mode=0o700)
+    return subprocess.Popen([sys.executable, "-c", code], env=runtime.env(warm=False))

@@ -23,7 +23,7 @@ import pytest
 from agentout.agents import hook_client
 from agentout.cli import warm_server
 from processes import alive
-from warm_server import CLIENT, WAIT, Runtime, impostor, runtime, serving
+from warm_server import CLIENT, WAIT, Runtime, impostor, outdated_by, runtime, serving
 
 __all__ = ["runtime"]  # the fixture
 
@@ -264,14 +264,7 @@ def test_an_outdated_server_steps_aside_for_the_new_one(runtime: Runtime) -> Non
     """A module file that changed (an upgrade) is noticed at the next call: that call is
     answered cold, the old server ends, and the client starts the new one."""
     marker = runtime.tmp / "module.py"
-    marker.write_text("x = 1\n")
-    code = (
-        "import sys; from agentout.cli import warm_server as h; real = h._sources;"
-        f"h._sources = lambda: {{**real(), {str(marker)!r}: {marker.stat().st_mtime_ns}}};"
-        f"sys.exit(h.serve({str(runtime.socket)!r}))"
-    )
-    runtime.folder.mkdir(mode=0o700)
-    old = subprocess.Popen([sys.executable, "-c", code], env=runtime.env(warm=False))
+    old = outdated_by(runtime, marker)
     try:
         runtime.wait_listening()
         payload = CASES["git status, reduced"][1]

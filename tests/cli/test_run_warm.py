@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agentout.cli import quick, run_client
-from warm_server import WAIT, Runtime, impostor, runtime
+from warm_server import WAIT, Runtime, impostor, outdated_by, runtime
 
 __all__ = ["runtime"]  # the fixture
 
@@ -237,14 +237,7 @@ def test_an_outdated_server_steps_aside_and_the_run_is_delivered(runtime: Runtim
     """A module file that changed (an upgrade) is noticed at the next run: that run is
     delivered by the client itself, the old server ends, and the client starts the new one."""
     marker = runtime.tmp / "module.py"
-    marker.write_text("x = 1\n")
-    code = (
-        "import sys; from agentout.cli import warm_server as h; real = h._sources;"
-        f"h._sources = lambda: {{**real(), {str(marker)!r}: {marker.stat().st_mtime_ns}}};"
-        f"sys.exit(h.serve({str(runtime.socket)!r}))"
-    )
-    runtime.folder.mkdir(mode=0o700)
-    old = subprocess.Popen([sys.executable, "-c", code], env=runtime.env(warm=False))
+    old = outdated_by(runtime, marker)
     try:
         runtime.wait_listening()
         args = ["--", "seq", "1", "3000"]
