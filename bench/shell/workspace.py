@@ -38,6 +38,8 @@ GITCONFIG = """[user]
 """
 # Variables a command's output may depend on that the corpus keeps from the caller.
 _KEPT = ("HOME", "USER", "LOGNAME", "RUSTUP_HOME", "CARGO_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME")
+# Where a warm server may run (the bench run's own folder), and whether it may.
+_KEPT += ("XDG_RUNTIME_DIR", "AGENTOUT_HOOK_SERVER")
 
 
 @dataclass
