@@ -80,12 +80,17 @@ def _read_stdin() -> bytes:
 
 
 def ask(
-    path: str, call: list[str], payload: bytes, fds: list[int] | None = None
+    path: str,
+    call: list[str],
+    payload: bytes,
+    fds: list[int] | None = None,
+    wait: float | None = REPLY_WAIT,
 ) -> tuple[int, bytes, bytes] | None:
     """The server's (exit status, stdout, stderr) for one call of ``agentout CALL...``
     with ``payload`` (and the open files ``fds``, passed along); None when no server
-    answered (none running, or it declined: another agentout, or it is stopping).
-    Raises OSError when a server took the call but failed or timed out answering it."""
+    answered (none running, or it declined: another agentout, or it is stopping, or it
+    ended without an answer). Raises OSError when a server took the call and did not
+    answer within ``wait`` seconds (None: as long as it is at it)."""
     import _socket
 
     try:
@@ -107,7 +112,7 @@ def ask(
     ]
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        conn.settimeout(REPLY_WAIT)
+        conn.settimeout(wait)
         try:
             conn.connect(path)
         except OSError:

@@ -199,10 +199,12 @@ def run(args: Sequence[str], options: dict[str, Any]) -> None:
     path = hook_client.server_path() if output.sendable else None
     if path is not None:
         fds = [] if output.file is None else [output.file]
+        data = _outcome_bytes(outcome) + output.memory
         try:
-            data = _outcome_bytes(outcome) + output.memory
-            reply = hook_client.ask(path, ["run", *args], data, fds)
-        except OSError:  # it took the call and failed: delivered here, nothing is lost
+            # No time limit: the server's child does what this process would do, and a
+            # large output takes as long either way; one that dies leaves the call here.
+            reply = hook_client.ask(path, ["run", *args], data, fds, wait=None)
+        except OSError:  # the server failed mid-call: delivered here, nothing is lost
             reply = None
         if reply is not None:
             status, out, err = reply
