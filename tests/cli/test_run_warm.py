@@ -40,15 +40,16 @@ class Done:
 
 def run(
     runtime: Runtime, args: list[str], *, warm: bool = True, cwd: Path | None = None,
-    stdin: bytes | None = None, **env: str,
+    stdin: bytes | None = None, streamed: bool = False, **env: str,
 ) -> Done:  # fmt: skip
     """``agentout run ARGS`` as an agent's shell starts it: served when ``warm``, cold
-    otherwise; a warm call fails here unless the server delivered it."""
+    otherwise; a warm call fails here unless the server delivered it, a ``streamed`` one
+    unless the client delivered it as the output came (``Streamed``)."""
     extra = {"AGENTOUT_SPILL_DIR": str(runtime.tmp / "spill")}
-    if warm:
+    if warm or streamed:
         extra["PYTHONPROFILEIMPORTTIME"] = "1"
-    else:
-        extra["AGENTOUT_HOOK_SERVER"] = "0"
+    if not warm:
+        extra["AGENTOUT_HOOK_SERVER"] = "1" if streamed else "0"
     extra.update(env)
     done = Done(
         subprocess.run(
@@ -61,6 +62,8 @@ def run(
             check=False,
         )
     )
+    if streamed:
+        assert "queue" in done.imported, "not delivered by the client as it came"
     if warm:
         assert done.imported, "no import report: the client did not run"
         loaded = {name for name in done.imported if name.startswith(PIPELINE) or name in HEAVY}
@@ -118,17 +121,18 @@ def test_a_reduced_command_is_reduced_as_cold(runtime: Runtime) -> None:
     assert warm.status == 0
 
 
-def test_output_past_memory_goes_through_an_unnamed_file(runtime: Runtime) -> None:
+def test_output_past_memory_is_delivered_by_the_client_as_it_comes(runtime: Runtime) -> None:
+    """Past ``IN_MEMORY`` bytes the client delivers the output itself, read once as it
+    arrives (as with no server), and gives the same bytes as a cold run."""
     start(runtime)
-    tmp = runtime.tmp / "tmpdir"
-    tmp.mkdir()
     big = run_client.IN_MEMORY + (3 << 20)
-    args = ["--shell", f"yes 'log line' | head -c {big}"]
-    warm = run(runtime, args, TMPDIR=str(tmp))
-    cold = run(runtime, args, warm=False)
-    assert warm.stdout == cold.stdout
-    assert b"agentout show" in warm.stdout  # stored whole, a reference given
-    assert list(tmp.iterdir()) == []  # the file had no name, and is gone
+    for args in (["--shell", f"yes 'log line' | head -c {big}"],
+                 ["--shell", f"yes 'log line' | head -c {big}; exit 4"]):  # fmt: skip
+        streamed = run(runtime, args, warm=False, streamed=True)
+        cold = run(runtime, args, warm=False)
+        assert (streamed.stdout, streamed.status) == (cold.stdout, cold.status)
+        assert b"agentout show" in streamed.stdout  # stored whole, a reference given
+    assert streamed.status == 4
 
 
 def test_secrets_are_hidden_as_cold(runtime: Runtime) -> None:
@@ -289,84 +293,3 @@ def test_a_terminal_on_stderr_is_not_served(monkeypatch: pytest.MonkeyPatch) -> 
     options = quick.options(["--", "git", "status"])
     assert options is not None
     assert run_client.served(options) is False
-
-
-def test_output_replays_in_order_across_memory_and_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(run_client, "IN_MEMORY", 10)
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    output = run_client.Output()
-    pieces = [b"abc", b"defgh", b"ijklmnop", b"", b"q" * 3000]
-    for piece in pieces:
-        output.feed(piece)
-    got = bytearray()
-    output.replay(got.extend)
-    output.close()
-    assert bytes(got) == b"".join(pieces)
-    assert output.size == len(got)
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_without_tmpfile_the_named_file_is_removed_at_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(run_client, "IN_MEMORY", 4)
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    monkeypatch.delattr(os, "O_TMPFILE", raising=False)
-    output = run_client.Output()
-    output.feed(b"0123456789")
-    assert output.file is not None
-    assert list(tmp_path.iterdir()) == []
-    got = bytearray()
-    output.replay(got.extend)
-    output.close()
-    assert bytes(got) == b"0123456789"
-
-
-def test_where_no_file_can_be_made_the_output_stays_in_memory(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(run_client, "IN_MEMORY", 4)
-    monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
-    output = run_client.Output()
-    output.feed(b"012")
-    output.feed(b"3456789")
-    output.feed(b"abc")
-    assert output.file is None
-    assert not output.sendable  # delivered in the client, which holds it all
-    got = bytearray()
-    output.replay(got.extend)
-    assert bytes(got) == b"0123456789abc"
-
-
-def test_a_file_that_fails_midway_keeps_the_rest_in_order(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A full disk: what the file took is replayed from it, the rest from memory after it."""
-    monkeypatch.setattr(run_client, "IN_MEMORY", 4)
-    full = tmp_path / "full"
-    full.write_bytes(b"")
-    fd = os.open(full, os.O_RDWR)
-    writes = {"n": 0}
-    real_write = os.write
-
-    def write(target: int, data: object) -> int:
-        if target == fd:
-            writes["n"] += 1
-            if writes["n"] > 1:
-                raise OSError(28, "No space left on device")
-        return real_write(target, data)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(run_client, "_unnamed_file", lambda: fd)
-    monkeypatch.setattr(os, "write", write)
-    output = run_client.Output()
-    for piece in (b"0123", b"4567", b"89ab", b"cdef"):
-        output.feed(piece)
-    monkeypatch.setattr(os, "write", real_write)
-    assert not output.sendable
-    got = bytearray()
-    output.replay(got.extend)
-    output.close()
-    assert bytes(got) == b"0123456789abcdef"
-    assert output.size == 16

@@ -80,14 +80,10 @@ def _read_stdin() -> bytes:
 
 
 def ask(
-    path: str,
-    call: list[str],
-    payload: bytes,
-    fds: list[int] | None = None,
-    wait: float | None = REPLY_WAIT,
+    path: str, call: list[str], payload: bytes, wait: float | None = REPLY_WAIT
 ) -> tuple[int, bytes, bytes] | None:
     """The server's (exit status, stdout, stderr) for one call of ``agentout CALL...``
-    with ``payload`` (and the open files ``fds``, passed along); None when no server
+    with ``payload``; None when no server
     answered (none running, or it declined: another agentout, or it is stopping, or it
     ended without an answer). Raises OSError when a server took the call and did not
     answer within ``wait`` seconds (None: as long as it is at it)."""
@@ -118,7 +114,7 @@ def ask(
         except OSError:
             return None
         try:
-            return _exchange(conn, b"\0".join(fields), payload, fds or [])
+            return _exchange(conn, b"\0".join(fields), payload)
         except (BrokenPipeError, ConnectionResetError):
             return None  # it declined the call (outdated), or ended without an answer
     finally:
@@ -126,17 +122,12 @@ def ask(
 
 
 def _exchange(
-    conn: "_socket.socket", header: bytes, payload: bytes, fds: list[int]
+    conn: "_socket.socket", header: bytes, payload: bytes
 ) -> tuple[int, bytes, bytes] | None:
     """Send the call, read the answer: (status, stdout, stderr), or None if there is none."""
     import _socket
 
-    first = b"%010d" % len(header) + header
-    if fds:  # the files go with the first bytes (SCM_RIGHTS)
-        rights = b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds)
-        sent = conn.sendmsg([first], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
-        first = first[sent:]
-    conn.sendall(first)
+    conn.sendall(b"%010d" % len(header) + header)
     conn.sendall(payload)
     conn.shutdown(_socket.SHUT_WR)
     reply = bytearray()

@@ -5,13 +5,14 @@ start is paid per command, and loading the reducers, the tokenizer and the secre
 takes longer than most commands do. Here the command runs in this process, as the cold
 path runs it (``agentout.process.run``: its own process group, signals forwarded, the
 timeout), so it stays inside the agent's sandbox and its process tree. Its output is
-captured whole: in memory, past ``IN_MEMORY`` bytes in an unnamed file whose descriptor
-is passed along. Then the output, how the command ended, the arguments, the folder, the
+kept in memory; then the output, how the command ended, the arguments, the folder, the
 environment and the umask go to the warm hook server (``agentout.cli.warm_server``).
 Its child delivers them as a fresh ``agentout run`` would (``agentout.cli.quick.deliver``
 with a runner that replays the output), and what it prints is printed here, with its
 exit status. With no server, or one that fails, the same delivery runs here, and a
-server is started for the next call.
+server is started for the next call. An output past ``IN_MEMORY`` bytes is delivered
+here as it arrives (``Streamed``), as with no server: its time is the output's, not
+the start's, and it is read once, into the store.
 
 Served so: every call the quick path reads, except a test program or a task runner
 (each runs the command its own way), a terminal on stderr (a person there gets the
@@ -33,10 +34,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-__all__ = ["IN_MEMORY", "Output", "deliver", "main", "run", "served"]
+__all__ = ["IN_MEMORY", "Output", "Streamed", "deliver", "main", "run", "served"]
 
-IN_MEMORY = 8 << 20  # bytes of output kept in memory; the rest goes to an unnamed file
+IN_MEMORY = 8 << 20  # bytes of output sent to the server; past that, delivered here
 _PIECE = 1 << 20  # replayed in pieces of the size agentout.process reads
+_QUEUED = 16  # pieces of output waiting for a delivery here (each at most 1 MiB)
 
 
 def main(args: Sequence[str]) -> bool:
@@ -73,81 +75,86 @@ def served(options: dict[str, Any]) -> bool:
 
 
 class Output:
-    """A command's merged output, kept whole and in order: in memory up to ``IN_MEMORY``
-    bytes, the rest in a file with no name (gone once closed). Where no such file can be
-    made, or writing it fails (a full disk), the rest stays in memory (``tail``); such
-    output is delivered in this process, the file not being all of it."""
+    """A command's merged output as it arrives: in memory while it is at most
+    ``IN_MEMORY`` bytes (the warm server is then sent it whole); past that, handed as it
+    comes to a delivery in this process (``Streamed``), as with no server."""
 
-    def __init__(self, memory: bytes = b"", file: int | None = None) -> None:
+    def __init__(self, options: dict[str, Any], memory: bytes = b"") -> None:
+        self.options = options
         self.memory = bytearray(memory)
-        self.file = file
-        self.tail = bytearray()
-        self.size = len(memory)
-        self._file_tried = file is not None
+        self.streamed: Streamed | None = None
 
     def feed(self, chunk: bytes) -> None:
-        self.size += len(chunk)
-        if not self._file_tried and len(self.memory) + len(chunk) > IN_MEMORY:
-            self._file_tried = True
-            self.file = _unnamed_file()
-        if self.file is None or self.tail:
-            (self.tail if self._file_tried else self.memory).extend(chunk)
+        if self.streamed is None and len(self.memory) + len(chunk) <= IN_MEMORY:
+            self.memory += chunk
             return
-        view = memoryview(chunk)
-        try:
-            while view:
-                view = view[os.write(self.file, view) :]
-        except OSError:
-            self.tail += view  # what the file did not take: in order after it
-
-    @property
-    def sendable(self) -> bool:
-        """Whether memory and the file hold it all (what the warm server is sent)."""
-        return not self.tail
+        if self.streamed is None:
+            self.streamed = Streamed(self.options, bytes(self.memory))
+            self.memory = bytearray()
+        self.streamed.feed(chunk)
 
     def replay(self, on_output: Callable[[bytes], None]) -> None:
-        """Hand everything to ``on_output``, in order, in pieces."""
-        _pieces(self.memory, on_output)
-        if self.file is not None:
-            offset = 0
-            while chunk := os.pread(self.file, _PIECE, offset):
+        """Hand what is in memory to ``on_output``, in order, in pieces."""
+        view = memoryview(self.memory)
+        for start in range(0, len(view), _PIECE):
+            on_output(bytes(view[start : start + _PIECE]))
+
+
+class Streamed:
+    """A delivery in this process, in a thread of its own, of an output too large to
+    hold: it reads the output as the command prints it, as ``agentout run`` with no server
+    does, so the output reaches the store once and memory stays bounded (a full queue
+    holds the reader back, and with it the command, as a slow reader would)."""
+
+    def __init__(self, options: dict[str, Any], head: bytes) -> None:
+        import queue
+        import threading
+
+        self.chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=_QUEUED)
+        self.chunks.put(head)
+        self.outcome: CommandOutcome | None = None
+        self.status = 1  # unless the delivery says otherwise
+        self.thread = threading.Thread(target=self._deliver, args=(options,), daemon=True)
+        self.thread.start()
+
+    def feed(self, chunk: bytes | None) -> None:
+        import queue
+
+        while self.thread.is_alive():
+            try:
+                self.chunks.put(chunk, timeout=0.5)
+                return
+            except queue.Full:
+                continue
+
+    def finish(self, outcome: CommandOutcome) -> int:
+        """The command ended: the delivery completes; its exit status."""
+        self.outcome = outcome
+        self.feed(None)
+        self.thread.join()
+        return self.status
+
+    def _deliver(self, options: dict[str, Any]) -> None:
+        from agentout.cli import quick
+
+        def runner(argv: Sequence[str], on_output: Callable[[bytes], None], **_: Any) -> Any:
+            while (chunk := self.chunks.get()) is not None:
                 on_output(chunk)
-                offset += len(chunk)
-        _pieces(self.tail, on_output)
+            assert self.outcome is not None
+            return self.outcome.replace(argv=tuple(argv))
 
-    def close(self) -> None:
-        if self.file is not None:
-            os.close(self.file)
-            self.file = None
-
-
-def _pieces(data: bytearray, on_output: Callable[[bytes], None]) -> None:
-    view = memoryview(data)
-    for start in range(0, len(view), _PIECE):
-        on_output(bytes(view[start : start + _PIECE]))
-
-
-def _unnamed_file() -> int | None:
-    """A file for output past ``IN_MEMORY``, in ``TMPDIR`` (else ``/tmp``), readable by
-    this user only, with no name: Linux's ``O_TMPFILE``, elsewhere a name removed at once.
-    None when none can be made there."""
-    folder = os.environ.get("TMPDIR") or "/tmp"
-    flags = os.O_RDWR | os.O_CLOEXEC
-    try:
-        return os.open(folder, flags | os.O_TMPFILE, 0o600)
-    except (AttributeError, OSError):
-        pass
-    for _ in range(8):
-        name = os.path.join(folder, f"agentout-run-{os.urandom(8).hex()}")
         try:
-            fd = os.open(name, flags | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            continue
-        except OSError:
-            return None
-        os.unlink(name)
-        return fd
-    return None
+            quick.deliver(**options, runner=runner)
+        except SystemExit as done:
+            self.status = _exit_status(done)
+
+
+def _exit_status(done: SystemExit) -> int:
+    """The status ``sys.exit`` was given, as the interpreter would make it."""
+    if done.code is None or isinstance(done.code, int):
+        return done.code or 0
+    print(done.code, file=sys.stderr)
+    return 1
 
 
 # How the command ended, ahead of its output in what the server is sent: the fields of
@@ -194,16 +201,17 @@ def run(args: Sequence[str], options: dict[str, Any]) -> None:
 
     command: tuple[str, ...] = options["command"]
     argv = process.shell_argv(command[0]) if options["shell"] else command
-    output = Output()
+    output = Output(options)
     outcome = process.run(argv, output.feed, timeout=options.get("timeout"))
-    path = hook_client.server_path() if output.sendable else None
+    if output.streamed is not None:
+        sys.exit(output.streamed.finish(outcome))
+    path = hook_client.server_path()
     if path is not None:
-        fds = [] if output.file is None else [output.file]
         data = _outcome_bytes(outcome) + output.memory
         try:
-            # No time limit: the server's child does what this process would do, and a
-            # large output takes as long either way; one that dies leaves the call here.
-            reply = hook_client.ask(path, ["run", *args], data, fds, wait=None)
+            # No time limit: the server's child does what this process would do, and it
+            # takes as long there; one that dies leaves the call to this process.
+            reply = hook_client.ask(path, ["run", *args], data, wait=None)
         except OSError:  # the server failed mid-call: delivered here, nothing is lost
             reply = None
         if reply is not None:
@@ -217,25 +225,19 @@ def run(args: Sequence[str], options: dict[str, Any]) -> None:
     quick.deliver(**options, runner=_replaying(output, lambda _argv: outcome))
 
 
-def deliver(args: Sequence[str], data: bytes, fds: Sequence[int]) -> int:
+def deliver(args: Sequence[str], data: bytes) -> int:
     """In the warm server's child: deliver the output of ``agentout run ARGS`` that its
-    client ran (``data``: the outcome, then the output; past ``IN_MEMORY``, the rest in
-    the file ``fds[0]``), printing what a fresh ``agentout run`` prints. Its exit status."""
+    client ran (``data``: the outcome, then the output), printing what a fresh
+    ``agentout run`` prints. Its exit status."""
     from agentout.cli import quick
 
     options = quick.options(args)
-    if options is None or len(fds) > 1:
+    if options is None or not data[:8].isdigit():
         raise ValueError("not a call this server's client makes")
     end = 8 + int(data[:8])
-    meta, output = data[8:end], Output(data[end:], fds[0] if fds else None)
+    meta, output = data[8:end], Output(options, data[end:])
     try:
         quick.deliver(**options, runner=_replaying(output, lambda argv: _outcome_from(meta, argv)))
     except SystemExit as done:
-        code = done.code
-        if code is None or isinstance(code, int):
-            return code or 0
-        print(code, file=sys.stderr)
-        return 1
-    finally:
-        output.close()
+        return _exit_status(done)
     return 0

@@ -43,7 +43,6 @@ __all__ = ["IDLE", "serve"]
 IDLE = 600.0  # seconds without a call before the server exits
 _MAX_HEADER = 1 << 20  # the environment of a shell, with room to spare
 _FIELDS = 7  # before the call's words and the environment: see hook_client.ask
-_MAX_FDS = 4  # files a call may pass along
 _SPARE_CHECK = 2.0  # seconds between a waiting spare's looks at whether the server lives
 _FORK_AFTER = 0.1  # seconds the next spare waits at most for the call before it is answered
 
@@ -142,19 +141,12 @@ def _changed(sources: dict[str, int]) -> bool:
     return False
 
 
-def _read_all(conn: socket.socket) -> tuple[bytes, list[int]]:
-    """Everything the client sent, and the files it passed (``SCM_RIGHTS``)."""
+def _read_all(conn: socket.socket) -> bytes:
     chunks: list[bytes] = []
-    fds: list[int] = []
-    room = socket.CMSG_SPACE(_MAX_FDS * 4)
     while True:
-        chunk, ancillary, _, _ = conn.recvmsg(1 << 20, room)
-        for level, kind, data in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                usable = len(data) - len(data) % 4
-                fds += [int.from_bytes(data[i : i + 4], sys.byteorder) for i in range(0, usable, 4)]
+        chunk = conn.recv(1 << 20)
         if not chunk:
-            return b"".join(chunks), fds
+            return b"".join(chunks)
         chunks.append(chunk)
 
 
@@ -173,7 +165,7 @@ def _answer(conn: socket.socket, replied: Callable[[], object]) -> None:
     ``replied()``, then what was deferred (the ledger row)."""
     if not _same_user(conn):
         return
-    data, fds = _read_all(conn)
+    data = _read_all(conn)
     size = data[:10]
     if not size.isdigit() or int(size) > _MAX_HEADER:
         return
@@ -202,7 +194,7 @@ def _answer(conn: socket.socket, replied: Callable[[], object]) -> None:
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = io.StringIO(), io.StringIO()  # what the call prints
     try:
-        status, out, err = _respond(call, payload, fds)
+        status, out, err = _respond(call, payload)
     finally:
         printed, said = sys.stdout.getvalue(), sys.stderr.getvalue()
         sys.stdout, sys.stderr = stdout, stderr
@@ -215,7 +207,7 @@ def _answer(conn: socket.socket, replied: Callable[[], object]) -> None:
     book.run_deferred()
 
 
-def _respond(call: list[str], payload: bytes, fds: list[int]) -> tuple[int, str, str]:
+def _respond(call: list[str], payload: bytes) -> tuple[int, str, str]:
     """(exit status, stdout, stderr) of ``agentout CALL...`` as a fresh process would
     give them: ``hook AGENT`` through ``agentout.agents.hook.respond``, and ``run ...``
     (a command its client has run) through ``agentout.cli.run_client.deliver``."""
@@ -226,7 +218,7 @@ def _respond(call: list[str], payload: bytes, fds: list[int]) -> tuple[int, str,
         return 0, out, (err + "\n") if err else ""
     from agentout.cli.run_client import deliver
 
-    return deliver(call[1:], payload, fds), "", ""
+    return deliver(call[1:], payload), "", ""
 
 
 def _spare(listener: socket.socket, lock: int, taken: int, sources: dict[str, int]) -> None:
