@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = ["IN_MEMORY", "Output", "Streamed", "deliver", "main", "run", "served"]
 
-IN_MEMORY = 8 << 20  # bytes of output sent to the server; past that, delivered here
+IN_MEMORY = 1 << 20  # bytes of output sent to the server; past that, delivered here
 _PIECE = 1 << 20  # replayed in pieces of the size agentout.process reads
-_QUEUED = 16  # pieces of output waiting for a delivery here (each at most 1 MiB)
+_QUEUED = 4  # pieces of output waiting for a delivery here (each at most 1 MiB)
 
 
 def main(args: Sequence[str]) -> bool:
@@ -90,7 +90,7 @@ class Output:
             return
         if self.streamed is None:
             self.streamed = Streamed(self.options, bytes(self.memory))
-            self.memory = bytearray()
+            self.memory.clear()
         self.streamed.feed(chunk)
 
     def replay(self, on_output: Callable[[bytes], None]) -> None:
