@@ -182,11 +182,7 @@ def _answer(conn: socket.socket, replied: Callable[[], object]) -> None:
         return
     os.chdir(cwd)
     os.umask(int(umask, 8))
-    os.environ.clear()
-    for entry in fields[_FIELDS + words :]:
-        key, sep, value = entry.partition(b"=")
-        if sep and key:
-            os.environb[key] = value
+    _become(fields[_FIELDS + words :])
     sys.argv = [argv0, *call]
     from agentout.ledger import book
 
@@ -205,6 +201,21 @@ def _answer(conn: socket.socket, replied: Callable[[], object]) -> None:
     with contextlib.suppress(OSError):  # what is left is background work: the caller's
         os.nice(10)  # next command comes first on a busy machine
     book.run_deferred()
+
+
+def _become(entries: list[bytes]) -> None:
+    """This process's environment made the caller's (``KEY=VALUE`` entries): only what
+    differs is set or removed, each a call to the C library (most of it is the same)."""
+    wanted: dict[bytes, bytes] = {}
+    for entry in entries:
+        key, sep, value = entry.partition(b"=")
+        if sep and key:
+            wanted[key] = value
+    for key in [key for key in os.environb if key not in wanted]:
+        del os.environb[key]
+    for key, value in wanted.items():
+        if os.environb.get(key) != value:
+            os.environb[key] = value
 
 
 def _respond(call: list[str], payload: bytes) -> tuple[int, str, str]:
