@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean claude-code
 
 $(STAMP): pyproject.toml
 	@echo "agentout: first run: building $(VENV) for agentout and its tools (about a minute, once)"
@@ -25,7 +25,11 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
-test: lint
+# The real Claude Code client the suite runs (tests/claude_code.py): a pinned build from npm.
+claude-code: $(STAMP)
+	@$(BIN)/python scripts/claude_code.py $(VENV)/claude-code >/dev/null
+
+test: lint claude-code
 	$(BIN)/python -m pytest -n auto
 
 bench: $(STAMP)

@@ -65,6 +65,9 @@ _PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = 1031  # Linux; elsewhere the pipe keeps its size
 _TICK = 0.25  # how often a quiet read loop looks at the clock, the cancel flag and the child
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# Set by ``in_client_capture``: the descriptor of an agent client's own capture file that
+# every command's output is copied to as it arrives, its children kept in this group.
+_capture: list[int] = []
 
 
 class CommandOutcome(Frozen):
@@ -128,7 +131,9 @@ class Child:
         self.pid = pid
         self.fd = fd
         self.argv = argv
-        self.pgid = pid  # the group's leader is the child itself
+        # the group's leader is the child itself; in a client's capture the child stays
+        # in agentout's group (the client's), and only the child itself is signalled
+        self.pgid = pid if not _capture else -pid
         self.started = time.monotonic()
         self.exited: float | None = None
         self.status: int | None = None
@@ -143,7 +148,10 @@ class Child:
     def signal_group(self, sig: int) -> bool:
         """Send ``sig`` to every process of the group; False once the group is gone."""
         try:
-            os.killpg(self.pgid, sig)
+            if self.pgid > 0:
+                os.killpg(self.pgid, sig)
+            else:
+                os.kill(self.pid, sig)
         except (ProcessLookupError, PermissionError):
             return False
         return True
@@ -196,6 +204,33 @@ class Child:
             _live.discard(self)
         if self._ending and not self.alive():
             self._ending = False
+
+
+def in_client_capture(fd: int) -> None:
+    """From now on this process runs commands inside an agent client's own capture of
+    their output (Claude Code's task file, ``fd``): each command stays in this process
+    group, which the client signals and ends as its own; a signal to agentout is not sent
+    on (the command has it already) and agentout reads on until the command ends; and the
+    output is copied to ``fd`` as it arrives, so the file holds what the command printed
+    whatever happens to agentout (``agentout.cli.run_capture`` replaces it at the end)."""
+    _capture[:] = [fd]
+
+
+def _copied(on_output: Callable[[bytes], None], fd: int) -> Callable[[bytes], None]:
+    """``on_output``, each piece written to ``fd`` first (as long as ``fd`` takes it)."""
+    broken: list[bool] = []
+
+    def copy(chunk: bytes) -> None:
+        if not broken:
+            try:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view) :]
+            except OSError:
+                broken.append(True)
+        on_output(chunk)
+
+    return copy
 
 
 def end_all(grace: float = GRACE_SECONDS) -> None:
@@ -269,13 +304,13 @@ def _spawn(args: tuple[str, ...], env: Mapping[str, str] | None, out: int) -> in
     ``close_fds``, the child gets no other descriptor of this process."""
     actions: list[tuple[int, ...]] = [(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, out, 2)]
     actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited_descriptors()]
+    environ = os.environ if env is None else dict(env)
+    if _capture:  # in the client's own group
+        return os.posix_spawnp(
+            args[0], args, environ, file_actions=actions, setsigdef=_DEFAULT_IN_CHILD
+        )
     return os.posix_spawnp(
-        args[0],
-        args,
-        os.environ if env is None else dict(env),
-        file_actions=actions,
-        setpgroup=0,
-        setsigdef=_DEFAULT_IN_CHILD,
+        args[0], args, environ, file_actions=actions, setpgroup=0, setsigdef=_DEFAULT_IN_CHILD
     )
 
 
@@ -344,6 +379,8 @@ def _foreground_terminal() -> int | None:
 
 
 def _new_group(terminal: int | None) -> dict[str, Any]:
+    if _capture:
+        return {}
     if terminal is None:
         if sys.version_info >= (3, 11):
             return {"process_group": 0}
@@ -377,7 +414,8 @@ def _forward(child: Child, grace: float) -> dict[int, Any]:
     the main thread can install handlers; elsewhere the defaults stay."""
 
     def forward(signum: int, _frame: FrameType | None) -> None:
-        child.end(signum, grace)
+        if child.pgid > 0:  # in a client's capture the command, in this group, has it
+            child.end(signum, grace)
 
     previous: dict[int, Any] = {}
     try:
@@ -420,6 +458,8 @@ def run(
     started = start(argv, cwd=cwd, env=env, stdin=stdin)
     if isinstance(started, CommandOutcome):
         return started
+    if _capture:
+        on_output = _copied(on_output, _capture[0])
     child = started
     _thread.start_new_thread(child.reap, ())
     watch = _Watch(child, timeout, cancel, grace, on_tick)

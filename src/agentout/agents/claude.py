@@ -205,7 +205,7 @@ def edits(
         JsonHook(settings, "PreToolUse", "Bash", f"{head} hook claude", " hook claude"),
         JsonHook(settings, "PostToolUse", POST_MATCHER, f"{head} hook claude", " hook claude"),
         JsonHook(settings, "PreCompact", "*", f"{head} hook claude", " hook claude"),
-        JsonHook(settings, "SessionStart", "compact", f"{head} hook claude", " hook claude"),
+        JsonHook(settings, "SessionStart", "*", f"{head} hook claude", " hook claude"),
         JsonEntry(
             servers,
             ("mcpServers",),

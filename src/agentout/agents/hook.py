@@ -76,13 +76,13 @@ class _Unanswered(Exception):
 
 
 def _claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
-    from agentout.agents.claude import decide
+    """``PreToolUse`` of Bash: the call noted for agentout's functions in the session's
+    shell (``agentout.agents.claude_shell``), never answered: what the person allowed,
+    denied or was asked stays Claude Code's alone."""
+    from agentout.agents.claude_shell import note_call
 
-    said: list[str] = []
-    reply = decide(payload, report=said.append)
-    if said:
-        raise _Unanswered(said[0])
-    return reply
+    note_call(payload)
+    return None
 
 
 def _gemini(payload: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -205,18 +205,48 @@ def _post(payload: dict[str, Any]) -> tuple[str, str | None]:
 
 
 def _compacting(payload: dict[str, Any]) -> tuple[str, str | None]:
-    """``PreCompact``, or ``SessionStart`` after a compaction: the outputs the session was
-    shown leave the model's context, so a repeat of one is no longer "the same as
-    before". Nothing is printed: either event reads plain stdout as text for the model."""
+    """``SessionStart`` (every source: startup, resume, clear, compact): agentout's
+    functions added to the session's shell (``agentout.agents.claude_shell``). After a
+    compaction (and at ``PreCompact``) the outputs the session was shown leave the
+    model's context, so a repeat of one is no longer "the same as before". Nothing is
+    printed: either event reads plain stdout as text for the model."""
     session = payload.get("session_id")
     event = payload.get("hook_event_name")
-    if event == "SessionStart" and payload.get("source") != "compact":
-        return "", None
-    if isinstance(session, str) and session:
+    said = _functions_added() if event == "SessionStart" else None
+    compacted = event == "PreCompact" or payload.get("source") == "compact"
+    if compacted and isinstance(session, str) and session:
         from agentout.agents._seen import forget
 
         forget(session)
-    return "", None
+    return "", None if said is None else f"agentout: hook: {said}"
+
+
+def _functions_added() -> str | None:
+    """The session's functions written (unless ``[shell] enabled = false``); None, or
+    why not, in one line."""
+    import os
+
+    from agentout.agents.claude_shell import agentout_script, session_start
+    from agentout.errors import InputError
+
+    try:
+        if not _shell_settings()["enabled"]:
+            return None
+    except InputError as exc:
+        return f"{exc}; no function added"
+    script = agentout_script()
+    if script is None:
+        return "no agentout script beside this Python; no function added"
+    return session_start(os.environ, script)
+
+
+def _shell_settings() -> dict[str, Any]:
+    """The config's ``[shell]`` table (``agentout.agents.claude_bash.shell_settings``)."""
+    from agentout.agents.claude_bash import shell_settings
+    from agentout.read.config import config_path, load
+
+    source = config_path()
+    return shell_settings(load(source), source)
 
 
 def _read_limited(stream: IO[bytes], limit: int = MAX_PAYLOAD) -> bytes:

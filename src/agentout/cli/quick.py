@@ -32,7 +32,9 @@ OPTIONS: dict[str, tuple[str, Callable[[str], Any] | None]] = {
     "--inline-threshold": ("inline_threshold", int),
     "--timeout": ("timeout", float),
     "--tokenizer": ("tokenizer", str),
+    "--capture": ("capture", str),
 }
+CAPTURES = ("claude",)  # the clients whose own capture of a command's output run can replace
 
 
 def parse(args: Sequence[str]) -> dict[str, Any] | None:
@@ -64,6 +66,8 @@ def parse(args: Sequence[str]) -> dict[str, Any] | None:
             if isinstance(converted, (int, float)) and (converted < 0 or converted != converted):
                 return None
             if keyword == "timeout" and converted == 0:
+                return None
+            if keyword == "capture" and converted not in CAPTURES:
                 return None
             found[keyword] = converted
         i += 1
@@ -97,12 +101,15 @@ def deliver(
     keep_secrets: bool = False,
     format_name: str = "raw",
     tokenizer: str | None = None,
+    capture: str | None = None,
     runner: Callable[..., Any] | None = None,
 ) -> None:
     """Run the command, print what the agent gets, exit with the command's status. Bad
     input is one line on stderr and status 2 (``agentout.cli.run`` calls this too).
     ``runner``: what gives the output instead of running the command
-    (``agentout.sources.command.run``; ``agentout.cli.run_client`` passes one)."""
+    (``agentout.sources.command.run``; ``agentout.cli.run_client`` passes one).
+    ``capture``: the client whose own capture of the output holds it as printed already
+    (``agentout.cli.run_capture``): nothing is printed when that is what the agent gets."""
     from agentout.errors import AgentoutError
     from agentout.read.visible import is_terminal
     from agentout.sources.command import run as run_command
@@ -134,8 +141,11 @@ def deliver(
             sys.stderr.write(f"agentout: warning: {done.delivery.warning}\n")
         packed = done.delivery.packed
         text = done.delivery.text
+        as_printed = done.delivery.form == "whole" and not done.delivery.secrets
         try:
-            if packed is not None and packed.format == "text":
+            if capture is not None and as_printed:
+                pass  # the client's capture holds it, as printed
+            elif packed is not None and packed.format == "text":
                 from agentout.cli._options import echo_packed
 
                 echo_packed(packed)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from agentout.cli._options import (
@@ -54,6 +56,14 @@ from agentout.formats import FORMAT_NAMES
     is_flag=True,
     help="Store the output with its secrets (the agent still gets them hidden).",
 )
+@click.option(
+    "--capture",
+    type=click.Choice(["claude"]),
+    default=None,
+    help="The output is the agent client's own capture of it (Claude Code's, from "
+    "agentout's functions in its shell): run the command unchanged unless it is a "
+    "foreground call's, then replace the captured output with agentout's form.",
+)
 @format_option(FORMAT_NAMES, "raw")
 @store_option
 @tokenizer_option
@@ -69,6 +79,7 @@ def run(
     timeout: float | None,
     no_reduce: bool,
     keep_secrets: bool,
+    capture: str | None,
     format_name: str,
     tokenizer: str | None,
 ) -> None:
@@ -97,16 +108,21 @@ def run(
     """
     from agentout.cli.quick import deliver
 
-    deliver(
-        command,
-        max_tokens=max_tokens,
-        max_chars=max_chars,
-        inline_threshold=inline_threshold,
-        mode=mode,
-        shell=shell,
-        timeout=timeout,
-        no_reduce=no_reduce,
-        keep_secrets=keep_secrets,
-        format_name=format_name,
-        tokenizer=tokenizer,
-    )
+    options: dict[str, Any] = {
+        "command": command,
+        "max_tokens": max_tokens,
+        "max_chars": max_chars,
+        "inline_threshold": inline_threshold,
+        "mode": mode,
+        "shell": shell,
+        "timeout": timeout,
+        "no_reduce": no_reduce,
+        "keep_secrets": keep_secrets,
+        "format_name": format_name,
+        "tokenizer": tokenizer,
+    }
+    if capture is not None:
+        from agentout.cli import run_capture
+
+        run_capture.main([], {**options, "capture": capture}, warm=False)
+    deliver(**options)

@@ -49,6 +49,10 @@ def main(args: Sequence[str]) -> bool:
     found = quick.options(args)
     if found is None:
         return False
+    if found.get("capture") is not None:
+        from agentout.cli import run_capture
+
+        run_capture.main(args, found)
     if served(found):
         run(args, found)
     quick.deliver(**found)
@@ -197,29 +201,52 @@ def _replaying(
 
 def run(args: Sequence[str], options: dict[str, Any]) -> None:
     """Run the command, have its output delivered warm (or here), exit with its status."""
+    output, outcome = execute(options)
+    if output.streamed is not None:
+        sys.exit(output.streamed.finish(outcome))
+    reply = delivered_warm(args, output, outcome)
+    if reply is not None:
+        status, out, err = reply
+        hook_client.write_all(1, out)
+        hook_client.write_all(2, err)
+        sys.exit(status)
+    deliver_here(options, output, outcome)
+
+
+def execute(options: dict[str, Any]) -> tuple[Output, CommandOutcome]:
+    """Run the command of ``options``: its output (in memory, or streamed to a delivery
+    here past ``IN_MEMORY``) and how it ended."""
     from agentout import process
 
     command: tuple[str, ...] = options["command"]
     argv = process.shell_argv(command[0]) if options["shell"] else command
     output = Output(options)
     outcome = process.run(argv, output.feed, timeout=options.get("timeout"))
-    if output.streamed is not None:
-        sys.exit(output.streamed.finish(outcome))
+    return output, outcome
+
+
+def delivered_warm(
+    args: Sequence[str], output: Output, outcome: CommandOutcome
+) -> tuple[int, bytes, bytes] | None:
+    """(exit status, stdout, stderr) of the delivery by the warm server; None when no
+    server delivered it (one is then started for the next call)."""
     path = hook_client.server_path()
-    if path is not None:
-        data = _outcome_bytes(outcome) + output.memory
-        try:
-            # No time limit: the server's child does what this process would do, and it
-            # takes as long there; one that dies leaves the call to this process.
-            reply = hook_client.ask(path, ["run", *args], data, wait=None)
-        except OSError:  # the server failed mid-call: delivered here, nothing is lost
-            reply = None
-        if reply is not None:
-            status, out, err = reply
-            hook_client.write_all(1, out)
-            hook_client.write_all(2, err)
-            sys.exit(status)
+    if path is None:
+        return None
+    data = _outcome_bytes(outcome) + output.memory
+    try:
+        # No time limit: the server's child does what this process would do, and it
+        # takes as long there; one that dies leaves the call to this process.
+        reply = hook_client.ask(path, ["run", *args], data, wait=None)
+    except OSError:  # the server failed mid-call: delivered here, nothing is lost
+        reply = None
+    if reply is None:
         hook_client.start_server(path)
+    return reply
+
+
+def deliver_here(options: dict[str, Any], output: Output, outcome: CommandOutcome) -> None:
+    """The delivery in this process, of output already captured; exits."""
     from agentout.cli import quick
 
     quick.deliver(**options, runner=_replaying(output, lambda _argv: outcome))

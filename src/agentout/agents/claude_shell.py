@@ -1,0 +1,329 @@
+"""Claude Code's session shell: agentout's functions in it, and the calls they may reduce.
+
+Claude Code runs each Bash command in a fresh bash that first sources the file a
+``SessionStart`` hook was given (``CLAUDE_ENV_FILE``), as it sources its own ``grep``,
+``find`` and ``rg`` functions. ``session_start`` writes there one shell function per
+program agentout reduces (``function_names``: the programs of its reducers, test runners,
+task runners, package runners and interpreters): the command string the person approves
+never changes, so the client's permissions decide exactly as without agentout.
+
+A function costs no process unless the command's stdout and stderr are one regular file:
+then it starts ``agentout run --capture claude -- NAME ARGS`` (``agentout.cli.run_capture``),
+which goes on only when that file is the client's own capture of a call of this session
+that runs in the foreground (``capture_call``): anything else (a pipeline, ``$(…)``, a
+redirect, a background call, a command a script runs, a shell that is not bash, a name
+the user's shell already defines) gets the program itself, unchanged.
+
+Which calls run in the background the shell cannot tell: the ``PreToolUse`` hook notes
+every Bash call of the session (``note_call``: the command, its ``tool_use_id``, whether it
+runs in the background), and the function's ``agentout run`` finds its own call by the
+command its shell was started for. No note, no reduction. The hook never answers
+``PreToolUse``: what the person allowed, denied or was asked stays the client's alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import time
+
+from agentout.agents._digest import sha256
+
+TYPE_CHECKING = False  # typing is not imported at run time: every wrapped command looks
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+__all__ = [
+    "CAPTURE_FLAG",
+    "Call",
+    "capture_call",
+    "function_names",
+    "note_call",
+    "script",
+    "session_start",
+]
+
+CAPTURE_FLAG = "--capture"
+AGENT = "claude"
+_FOLDER = "claude-calls"  # in agentout's cache: one folder a session, one file a command
+_KEEP_SECONDS = 2 * 86400  # a session's notes untouched for this long are removed
+_MAX_NOTE = 4096
+_MAX_CMDLINE = 1 << 20
+_ANCESTORS = 8  # how far up the function's shell the client's bash is looked for
+# The client's own functions (its bundled ugrep and bfs), listings and searches that
+# PostToolUse covers, and paths (a function's name has no slash).
+_LEFT_ALONE = {
+    "grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "fdfind", "ls", "tree",
+}  # fmt: skip
+_INTERPRETERS = ("python", "python3", "node", "ruby", "perl", "php", "deno", "bun", "bash", "sh")
+_PACKAGE_RUNNERS = ("npx", "pnpx", "bunx", "uvx")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")
+
+
+def function_names() -> tuple[str, ...]:
+    """The programs that get a function, sorted: the first word of every built-in
+    reducer's command, the test programs, the task runners, package runners and
+    interpreters; never ``grep``, ``find``, ``rg`` (the client's own) nor a path."""
+    from agentout.reducers.builtin import builtins
+    from agentout.sources.tasks import RUNNERS
+    from agentout.sources.testing.programs import TEST_PROGRAMS
+
+    names = set(TEST_PROGRAMS) | set(RUNNERS) | set(_INTERPRETERS) | set(_PACKAGE_RUNNERS)
+    names |= {"tox", "nox", "mocha"}
+    for reducer in builtins():
+        for words in _prefixes(reducer):
+            if words:
+                names.add(words[0])
+    return tuple(
+        sorted(n for n in names - _LEFT_ALONE if n and set(n) <= _NAME_CHARS and n[0] != "-")
+    )
+
+
+def _prefixes(reducer: Any) -> tuple[tuple[str, ...], ...]:
+    found = getattr(reducer, "prefixes", None) or getattr(reducer, "match", None) or ()
+    return tuple(tuple(words) for words in found)
+
+
+def script(agentout: str, names: tuple[str, ...] | None = None) -> str:
+    """The text ``session_start`` adds to the session's environment file: a function per
+    program in ``names`` that calls ``agentout run --capture claude`` when stdout and
+    stderr are one regular file and ``agentout`` is still there, else the program itself
+    (``command``: never an alias or another function). bash only; nothing is printed,
+    nothing exported, and a name the user's shell defines already is left as it is."""
+    chosen = function_names() if names is None else names
+    head = shlex.quote(agentout)
+    return (
+        "# agentout: reduced output of the commands below (agentout init claude)\n"
+        'if [ -n "${BASH_VERSION-}" ]; then\n'
+        "__agentout_run() {\n"
+        "  if [[ -f /proc/$BASHPID/fd/1 && /proc/$BASHPID/fd/1 -ef /proc/$BASHPID/fd/2"
+        f" && -x {head} ]] && hash \"$1\" 2>/dev/null; then\n"
+        f'    {head} run {CAPTURE_FLAG} {AGENT} -- "$@"\n'
+        "  else\n"
+        '    command "$@"\n'
+        "  fi\n"
+        "}\n"
+        f"for __agentout_name in {' '.join(chosen)}; do\n"
+        '  if ! declare -F -- "$__agentout_name" >/dev/null'
+        ' && ! alias -- "$__agentout_name" >/dev/null 2>&1; then\n'
+        '    eval "$__agentout_name() { __agentout_run $__agentout_name \\"\\$@\\"; }"\n'
+        "  fi\n"
+        "done\n"
+        "unset __agentout_name\n"
+        "fi\n"
+    )
+
+
+def session_start(environ: Mapping[str, str], agentout: str) -> str | None:
+    """Add the functions to ``$CLAUDE_ENV_FILE``; None, or the one line that says why not.
+    The file is appended to (other hooks write there too), never followed as a link."""
+    path = environ.get("CLAUDE_ENV_FILE", "")
+    if not path:
+        return None  # an older client, or another event: nothing to write to
+    if not os.path.isabs(path):
+        return f"CLAUDE_ENV_FILE {path!r} is not an absolute path; no function added"
+    text = script(agentout).encode("utf-8", "surrogateescape")
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}; no function added"
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return f"{path}: not a regular file; no function added"
+        view = memoryview(text)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}; no function added"
+    finally:
+        os.close(fd)
+    return None
+
+
+def agentout_script() -> str | None:
+    """The ``agentout`` script of this installation (beside its Python), or None."""
+    import sys
+
+    here = sys.executable
+    for folder in (os.path.dirname(here), os.path.dirname(os.path.realpath(here))):
+        candidate = os.path.join(folder, "agentout")
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+# -- the calls of a session --------------------------------------------------------------------
+
+
+def _session_folder(session: str, base: str | None = None) -> str:
+    from agentout.dirs import user_folder
+
+    root = base if base is not None else os.path.join(user_folder("cache"), _FOLDER)
+    name = sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return os.path.join(root, name)
+
+
+def _command_file(folder: str, command: str) -> str:
+    name = sha256(command.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return os.path.join(folder, f"{name}.json")
+
+
+def note_call(payload: Mapping[str, Any], base: str | None = None) -> None:
+    """``PreToolUse`` of Bash: note the call (its command, ``tool_use_id``, whether it
+    runs in the background) for the functions' ``agentout run``. Never raises, never
+    answers: a note that cannot be written leaves the call unreduced."""
+    from agentout.agents._routing import truthy
+
+    session = payload.get("session_id")
+    tool_input = payload.get("tool_input")
+    if not isinstance(session, str) or not session or not isinstance(tool_input, dict):
+        return
+    command = tool_input.get("command")
+    if not isinstance(command, str) or not command:
+        return
+    call = payload.get("tool_use_id")
+    note = {
+        "call": call if isinstance(call, str) else None,
+        "background": truthy(tool_input.get("run_in_background")),
+    }
+    folder = _session_folder(session, base)
+    with contextlib.suppress(OSError, ValueError):
+        _write_note(folder, _command_file(folder, command), note)
+
+
+def _write_note(folder: str, path: str, note: dict[str, Any]) -> None:
+    from pathlib import Path
+
+    from agentout.dirs import private_dir
+    from agentout.errors import SpillError
+
+    try:
+        private_dir(Path(folder), "the notes of Claude Code's calls")
+    except SpillError as exc:
+        raise OSError(str(exc)) from None
+    if not os.listdir(folder):  # a new session: the old ones are looked at
+        _prune(os.path.dirname(folder))
+    temporary = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(note, out, separators=(",", ":"))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _prune(root: str) -> None:
+    """Remove the notes of sessions untouched for ``_KEEP_SECONDS``."""
+    import shutil
+
+    horizon = time.time() - _KEEP_SECONDS
+    with contextlib.suppress(OSError), os.scandir(root) as found:
+        for entry in found:
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False) and entry.stat().st_mtime < horizon:
+                    shutil.rmtree(entry.path)
+
+
+class Call:
+    """A foreground Bash call of this session whose output is the client's capture file."""
+
+    def __init__(self, session: str, command: str, call: str | None, capture: str) -> None:
+        self.session, self.command, self.call, self.capture = session, command, call, capture
+
+
+def capture_call(
+    environ: Mapping[str, str], base: str | None = None, proc: str = "/proc"
+) -> Call | None:
+    """The call this process's output belongs to, when that output is Claude Code's own
+    capture file of a foreground call of this session (``CLAUDE_CODE_SESSION_ID``): stdout
+    and stderr one regular file ``…/claude-UID/…/SESSION/tasks/ID.output``, the command
+    the client's bash runs noted by ``note_call`` as not in the background. Else None:
+    the program runs as it is."""
+    session = environ.get("CLAUDE_CODE_SESSION_ID", "")
+    if not session or "/" in session:
+        return None
+    try:
+        out, err = os.fstat(1), os.fstat(2)
+        target = os.readlink(os.path.join(proc, "self", "fd", "1"))
+    except OSError:
+        return None
+    import stat
+
+    if not stat.S_ISREG(out.st_mode) or (out.st_dev, out.st_ino) != (err.st_dev, err.st_ino):
+        return None
+    parts = target.split("/")
+    if (
+        len(parts) < 6
+        or parts[-2] != "tasks"
+        or parts[-3] != session
+        or not parts[-1].endswith(".output")
+        or f"claude-{os.getuid()}" not in parts[:-4]
+    ):
+        return None
+    command = _client_command(proc)
+    if command is None:
+        return None
+    note = _read_note(_command_file(_session_folder(session, base), command))
+    if note is None or note.get("background") is not False:
+        return None
+    call = note.get("call")
+    return Call(session, command, call if isinstance(call, str) else None, target)
+
+
+def _read_note(path: str) -> dict[str, Any] | None:
+    from agentout.agents._files import read_regular
+
+    try:
+        note = json.loads(read_regular(path, _MAX_NOTE))
+    except (OSError, ValueError):
+        return None
+    return note if isinstance(note, dict) else None
+
+
+def _client_command(proc: str) -> str | None:
+    """The command of the Bash call this process runs in: the word after ``eval`` in the
+    ``bash -c`` line Claude Code starts each call with (``… && eval 'COMMAND' < /dev/null
+    && pwd -P >| …``), found in the nearest ancestor that has one."""
+    pid = os.getppid()
+    for _ in range(_ANCESTORS):
+        if pid <= 1:
+            return None
+        try:
+            with open(os.path.join(proc, str(pid), "cmdline"), "rb") as handle:
+                argv = handle.read(_MAX_CMDLINE).split(b"\0")
+            with open(os.path.join(proc, str(pid), "stat"), "rb") as handle:
+                stat = handle.read().decode("utf-8", "replace")
+        except OSError:
+            return None
+        if len(argv) >= 3 and os.path.basename(argv[0]) in (b"bash", b"sh") and argv[1] == b"-c":
+            found = _evaluated(argv[2].decode("utf-8", "surrogateescape"))
+            if found is not None:
+                return found
+        try:
+            pid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (IndexError, ValueError):
+            return None
+    return None
+
+
+def _evaluated(line: str) -> str | None:
+    """COMMAND in Claude Code's ``… && eval 'COMMAND' < /dev/null && pwd -P >| FILE``."""
+    start = line.rfind(" && eval ")
+    if start < 0:
+        return None
+    try:
+        words = shlex.split(line[start + len(" && eval ") :])
+    except ValueError:
+        return None
+    if len(words) < 3 or words[1:3] != ["<", "/dev/null"]:
+        return None
+    return words[0]
