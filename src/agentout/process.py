@@ -51,7 +51,9 @@ __all__ = [
     "TIMEOUT_STATUS",
     "Child",
     "CommandOutcome",
+    "copied_to_capture",
     "end_all",
+    "in_client_capture",
     "keep_child_status",
     "run",
     "shell_argv",
@@ -66,7 +68,8 @@ _F_SETPIPE_SZ = 1031  # Linux; elsewhere the pipe keeps its size
 _TICK = 0.25  # how often a quiet read loop looks at the clock, the cancel flag and the child
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # Set by ``in_client_capture``: the descriptor of an agent client's own capture file that
-# every command's output is copied to as it arrives, its children kept in this group.
+# every command's output is copied to as it arrives (its children kept in this group),
+# and how many bytes were copied there.
 _capture: list[int] = []
 
 
@@ -213,21 +216,28 @@ def in_client_capture(fd: int) -> None:
     on (the command has it already) and agentout reads on until the command ends; and the
     output is copied to ``fd`` as it arrives, so the file holds what the command printed
     whatever happens to agentout (``agentout.cli.run_capture`` replaces it at the end)."""
-    _capture[:] = [fd]
+    _capture[:] = [fd, 0]
 
 
-def _copied(on_output: Callable[[bytes], None], fd: int) -> Callable[[bytes], None]:
-    """``on_output``, each piece written to ``fd`` first (as long as ``fd`` takes it)."""
-    broken: list[bool] = []
+def copied_to_capture() -> int:
+    """How many bytes of output went to the client's capture (``in_client_capture``), or
+    -1 when a write there failed."""
+    return _capture[1] if _capture else 0
+
+
+def _copied(on_output: Callable[[bytes], None]) -> Callable[[bytes], None]:
+    """``on_output``, each piece written to the client's capture first (as long as it
+    takes it)."""
 
     def copy(chunk: bytes) -> None:
-        if not broken:
+        if _capture[1] >= 0:
             try:
                 view = memoryview(chunk)
                 while view:
-                    view = view[os.write(fd, view) :]
+                    view = view[os.write(_capture[0], view) :]
+                _capture[1] += len(chunk)
             except OSError:
-                broken.append(True)
+                _capture[1] = -1
         on_output(chunk)
 
     return copy
@@ -459,7 +469,7 @@ def run(
     if isinstance(started, CommandOutcome):
         return started
     if _capture:
-        on_output = _copied(on_output, _capture[0])
+        on_output = _copied(on_output)
     child = started
     _thread.start_new_thread(child.reap, ())
     watch = _Watch(child, timeout, cancel, grace, on_tick)

@@ -42,6 +42,7 @@ import os
 from agentout.agents._digest import sha256
 from agentout.agents._markers import show_command
 from agentout.agents._routing import truthy
+from agentout.agents.claude_shell import delivered
 
 TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
 if TYPE_CHECKING:
@@ -58,6 +59,7 @@ __all__ = [
     "argv_of",
     "decide",
     "inline_limit",
+    "repeated",
     "shell_settings",
 ]
 
@@ -224,6 +226,9 @@ def decide(
     script = _parsed(command)
     if _runs_agentout(script, command):
         return None
+    session = payload.get("session_id")
+    if isinstance(session, str) and session and delivered(session, response["stdout"]):
+        return None  # agentout's functions in the session's shell delivered it already
     if config is None:
         from agentout.read.config import config_path, load
 
@@ -251,7 +256,6 @@ def decide(
     if delivery.form != "whole" or secrets:  # else the model reads it as printed
         text = str(delivery.text).rstrip("\n")
     ref = delivery.ref
-    session = payload.get("session_id")
     worth = read.capture.size >= REPEAT_SAVES  # a token is at least one byte
     if settings["dedupe"] and worth and isinstance(session, str) and session:
         from agentout.agents._seen import Seen
@@ -260,10 +264,11 @@ def decide(
         earlier = seen.get(read.digest)
         if earlier is not None:
             shown = text if text is not None else response["stdout"]
-            repeat = _repeat(earlier, shown, read, ref, show_command(agentout), settings, store)
+            head = show_command(agentout)
+            repeat = _repeat(earlier, shown, read.redacted, ref, head, settings, store)
             if repeat is not None:
                 text, ref = repeat
-        seen.add(read.digest, _entry(payload, command, ref))
+        seen.add(read.digest, _entry(payload.get("tool_use_id"), command, ref))
     stderr, found = _redact_text(response["stderr"]) if response["stderr"] else ("", 0)
     if text is None and found:
         text = response["stdout"]  # as printed: only its stderr held a secret
@@ -361,10 +366,48 @@ def _output_setting(payload: Mapping[str, Any], environ: Mapping[str, str]) -> A
     return project_rules(payload, environ).output_chars
 
 
+def repeated(
+    session: str,
+    digest: str,
+    shown: str,
+    redacted: bytes | None,
+    ref: Any,
+    *,
+    call: str | None,
+    command: str,
+    folder: str | None = None,
+) -> str | None:
+    """The one line that names an earlier call of the session (``session``) that printed
+    the same output (``digest``: its SHA-256, as printed), when it saves at least
+    ``REPEAT_SAVES`` tokens over ``shown``, what the model would read; else None. This
+    call is remembered either way. For a command run in the session's shell
+    (``agentout.cli.run_capture``): ``redacted``, the output as kept when ``ref`` is None."""
+    from agentout.agents._seen import Seen
+
+    try:
+        from agentout.read.config import config_path, load
+
+        source = config_path()
+        settings = shell_settings(load(source), source)
+    except Exception:  # a bad config is said where it is read; here: no repeat
+        return None
+    if not settings["dedupe"]:
+        return None
+    seen = Seen(session, folder)
+    earlier = seen.get(digest)
+    line = None
+    if earlier is not None:
+        found = _repeat(earlier, shown, redacted, ref, show_command(), settings, None)
+        if found is not None:
+            line, ref = found
+    seen.add(digest, _entry(call, command, ref))
+    return line
+
+
 def _repeat(
     earlier: Mapping[str, Any],
     shown: str,
-    read: _Read,
+    redacted: bytes | None,
     ref: Any,
     head: str,
     settings: Mapping[str, Any],
@@ -375,7 +418,7 @@ def _repeat(
     if len(shown.encode("utf-8", "surrogatepass")) < REPEAT_SAVES:
         return None  # a token is at least one byte: it cannot save enough
     if ref is None:
-        ref = _store(read.redacted, store)
+        ref = _store(redacted, store)
         if ref is None:
             return None
     from agentout.deliver.text import short_ref
@@ -410,13 +453,12 @@ def _store(redacted: bytes | None, store: Any) -> Any:
         return None
 
 
-def _entry(payload: Mapping[str, Any], command: str, ref: Any) -> dict[str, Any]:
+def _entry(call: Any, command: str, ref: Any) -> dict[str, Any]:
     from agentout.deliver.text import short_ref
 
     shown, _ = _redact_text(" ".join(command.split()))
     if len(shown) > _COMMAND_SHOWN:
         shown = shown[: _COMMAND_SHOWN - 1] + "…"
-    call = payload.get("tool_use_id")
     return {
         "call": call if isinstance(call, str) else None,
         "command": shown,

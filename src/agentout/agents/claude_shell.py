@@ -38,8 +38,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CAPTURE_FLAG",
+    "ENV_CALL",
+    "ENV_COMMAND",
     "Call",
     "capture_call",
+    "deliver",
+    "delivered",
     "function_names",
     "note_call",
     "script",
@@ -48,6 +52,9 @@ __all__ = [
 
 CAPTURE_FLAG = "--capture"
 AGENT = "claude"
+# The call a delivery in the client's capture belongs to, for the delivery (warm or here)
+ENV_CALL = "AGENTOUT_CLAUDE_CALL"
+ENV_COMMAND = "AGENTOUT_CLAUDE_COMMAND"
 _FOLDER = "claude-calls"  # in agentout's cache: one folder a session, one file a command
 _KEEP_SECONDS = 2 * 86400  # a session's notes untouched for this long are removed
 _MAX_NOTE = 4096
@@ -100,7 +107,7 @@ def script(agentout: str, names: tuple[str, ...] | None = None) -> str:
         'if [ -n "${BASH_VERSION-}" ]; then\n'
         "__agentout_run() {\n"
         "  if [[ -f /proc/$BASHPID/fd/1 && /proc/$BASHPID/fd/1 -ef /proc/$BASHPID/fd/2"
-        f" && -x {head} ]] && hash \"$1\" 2>/dev/null; then\n"
+        f' && -x {head} ]] && hash "$1" 2>/dev/null; then\n'
         f'    {head} run {CAPTURE_FLAG} {AGENT} -- "$@"\n'
         "  else\n"
         '    command "$@"\n'
@@ -327,3 +334,31 @@ def _evaluated(line: str) -> str | None:
     if len(words) < 3 or words[1:3] != ["<", "/dev/null"]:
         return None
     return words[0]
+
+
+# -- what the functions delivered ----------------------------------------------------------------
+
+
+def _delivered_file(session: str, text: str, base: str | None) -> str:
+    # the client hands the hook the output with leading blank lines and trailing
+    # whitespace trimmed: the mark is of that
+    trimmed = text.rstrip().lstrip("\n").encode("utf-8", "surrogatepass")
+    return os.path.join(_session_folder(session, base), f"out-{sha256(trimmed).hexdigest()[:32]}")
+
+
+def deliver(session: str, text: str, base: str | None = None) -> None:
+    """Note that ``text`` is the output agentout's function left in the client's capture:
+    the ``PostToolUse`` hook then leaves it as it is (``delivered``)."""
+    path = _delivered_file(session, text, base)
+    with contextlib.suppress(OSError, ValueError):
+        from pathlib import Path
+
+        from agentout.dirs import private_dir
+
+        private_dir(Path(os.path.dirname(path)), "the notes of Claude Code's calls")
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+
+
+def delivered(session: str, text: str, base: str | None = None) -> bool:
+    """Whether agentout's function in the session's shell delivered ``text``."""
+    return os.path.exists(_delivered_file(session, text, base))

@@ -141,10 +141,12 @@ def deliver(
             sys.stderr.write(f"agentout: warning: {done.delivery.warning}\n")
         packed = done.delivery.packed
         text = done.delivery.text
-        as_printed = done.delivery.form == "whole" and not done.delivery.secrets
+        shown = text
+        if capture is not None:
+            shown = _in_capture(done, text)
         try:
-            if capture is not None and as_printed:
-                pass  # the client's capture holds it, as printed
+            if capture is not None:
+                sys.stdout.write(shown)  # nothing: the client's capture holds it as printed
             elif packed is not None and packed.format == "text":
                 from agentout.cli._options import echo_packed
 
@@ -156,6 +158,58 @@ def deliver(
             sys.stderr.close()
         _record(command, shell, done, text, tokenizer)
         sys.exit(done.outcome.exit_status)
+
+
+def _in_capture(done: Any, text: str) -> str:
+    """What replaces the output in the client's own capture of it (``agentout run
+    --capture claude``): nothing when the agent is best served by the output as printed,
+    one line when an earlier call of the session printed the same
+    (``agentout.agents.claude_bash.repeated``), else ``text``. What the capture then holds
+    is noted for the ``PostToolUse`` hook, which leaves it as it is."""
+    delivery = done.delivery
+    as_printed = delivery.form == "whole" and not delivery.secrets
+    session = os.environ.get("CLAUDE_CODE_SESSION_ID", "")
+    if not session:
+        return "" if as_printed else text
+    from agentout.agents import claude_shell
+
+    raw = delivery.raw if isinstance(delivery.raw, str) else None
+    digest = _digest(raw, delivery.ref)
+    if digest is not None:
+        from agentout.agents.claude_bash import repeated
+
+        line = repeated(
+            session,
+            digest,
+            text,
+            raw.encode("utf-8", "surrogateescape") if raw is not None else None,
+            delivery.ref,
+            call=os.environ.get(claude_shell.ENV_CALL) or None,
+            command=os.environ.get(claude_shell.ENV_COMMAND, ""),
+        )
+        if line is not None:
+            text, as_printed = line, False
+    claude_shell.deliver(session, raw if as_printed and raw is not None else text)
+    return "" if as_printed else text
+
+
+def _digest(raw: str | None, ref: Any) -> str | None:
+    """SHA-256 of the output as kept: ``raw`` when it was not stored, else the store's copy."""
+    from agentout.agents._digest import sha256
+
+    hasher = sha256()
+    if raw is not None:
+        hasher.update(raw.encode("utf-8", "surrogateescape"))
+        return str(hasher.hexdigest())
+    if ref is None:
+        return None
+    try:
+        with open(ref.path, "rb") as kept:
+            while piece := kept.read(1 << 20):
+                hasher.update(piece)
+    except (OSError, AttributeError, TypeError):
+        return None
+    return str(hasher.hexdigest())
 
 
 def _uploads_deferred() -> contextlib.AbstractContextManager[None]:

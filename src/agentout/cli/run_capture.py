@@ -13,8 +13,10 @@ happens next (the client's timeout moves the call to the background and the mode
 the file, the client's kill, a failure of agentout's), the file holds what the command
 printed. It is then delivered as ``agentout run`` delivers it (by the warm server when one
 runs): when the agent is better served by the output as printed, the file is left as it
-is; else it is emptied and given agentout's form. The exit status is the command's, a
-death by signal included; Claude Code prints its own ``Exit code N``.
+is; else the command's part of it (what an earlier command of the call printed stays) is
+given agentout's form, unless another process of the call wrote to the file meanwhile.
+The exit status is the command's, a death by signal included; Claude Code prints its
+own ``Exit code N``.
 """
 
 from __future__ import annotations
@@ -35,15 +37,21 @@ __all__ = ["main", "passthrough", "replace"]
 def main(args: Sequence[str], options: dict[str, Any], *, warm: bool = True) -> NoReturn:
     """Run ``options["command"]`` as the client's capture wants it; never returns.
     ``args``: the words of the call, for the warm server (``warm``: it may deliver)."""
+    from agentout.agents import claude_shell
     from agentout.agents.claude_shell import capture_call
 
     command: tuple[str, ...] = options["command"]
-    if options["shell"] or capture_call(os.environ) is None:
+    call = None if options["shell"] else capture_call(os.environ)
+    if call is None:
         passthrough(command)
     from agentout import process
     from agentout.cli import run_client
 
+    start = os.lseek(1, 0, os.SEEK_END)  # what the call printed before this command
     process.in_client_capture(1)
+    # the call, for the delivery (here, or by the warm server in this environment)
+    os.environ[claude_shell.ENV_CALL] = call.call or ""
+    os.environ[claude_shell.ENV_COMMAND] = call.command
     printed = _Printed()
     outcome: CommandOutcome | None = None
     status = 1
@@ -56,7 +64,7 @@ def main(args: Sequence[str], options: dict[str, Any], *, warm: bool = True) -> 
             if reply is not None:
                 status, out, err = reply
                 printed.restore()
-                _finish(out, err, status, outcome)
+                _finish(start, out, err, status, outcome)
             status = printed.run(
                 output.streamed.finish
                 if output.streamed is not None
@@ -72,7 +80,7 @@ def main(args: Sequence[str], options: dict[str, Any], *, warm: bool = True) -> 
         _say(f"agentout: {type(exc).__name__}: {exc}; the output is as printed")
         _exit(outcome.exit_status if outcome is not None else status, outcome)
     out, err = printed.restore()
-    _finish(out, err, status, outcome)
+    _finish(start, out, err, status, outcome)
 
 
 def passthrough(command: Sequence[str]) -> NoReturn:
@@ -117,21 +125,30 @@ class _Printed:
         )
 
 
-def replace(fd: int, text: bytes) -> None:
-    """Empty the client's capture file (``fd``) and write ``text`` in its place."""
+def replace(fd: int, start: int, text: bytes) -> bool:
+    """The command's output in the client's capture file (``fd``: from ``start``, where
+    it began, to its end) replaced by ``text``; False, and the file left as it is, when
+    the file holds more than the command's output copied there (another process of the
+    call wrote to it meanwhile: ``a & b``)."""
+    from agentout import process
     from agentout.agents.hook_client import write_all
 
-    os.ftruncate(fd, 0)
-    os.lseek(fd, 0, os.SEEK_SET)
-    write_all(fd, text)
+    copied = process.copied_to_capture()
+    if copied < 0 or os.fstat(fd).st_size != start + copied:
+        return False
+    os.ftruncate(fd, start)
+    write_all(fd, text)  # the file is opened to append: at its end, now ``start``
+    return True
 
 
-def _finish(out: bytes, err: bytes, status: int, outcome: CommandOutcome | None) -> NoReturn:
-    """The file given agentout's form (``out``) when there is one; what agentout has to
-    say (``err``) after it; then the command's exit."""
+def _finish(
+    start: int, out: bytes, err: bytes, status: int, outcome: CommandOutcome | None
+) -> NoReturn:
+    """The command's output in the file given agentout's form (``out``) when there is
+    one; what agentout has to say (``err``) after it; then the command's exit."""
     try:
         if out:
-            replace(1, out)
+            replace(1, start, out)
         if err:
             from agentout.agents.hook_client import write_all
 

@@ -8,10 +8,12 @@ import os
 from collections.abc import Mapping
 
 __all__ = [
+    "CLIENT_FAILURE_CHARS",
     "CLIENT_LIMIT_CHARS",
     "CUT_CONTEXT_CHARS",
     "ENV_CLIENT_LIMIT",
     "client_limit",
+    "failure_threshold",
     "text_threshold",
 ]
 
@@ -25,6 +27,9 @@ ENV_CLIENT_LIMIT = "BASH_MAX_OUTPUT_LENGTH"
 # (about 500 tokens); the rest is a page away in the store.
 CUT_CONTEXT_CHARS = 2_000
 _ENV_LIMIT_MAX = 150_000  # Claude Code takes no more from the variable
+# Of a command that failed (exit status not 0) Claude Code shows at most 10,000 characters:
+# past that, the first 5,000 and the last 5,000 of the first 30,000, the rest dropped.
+CLIENT_FAILURE_CHARS = 10_000
 
 
 def client_limit(environ: Mapping[str, str] | None = None) -> int:
@@ -50,3 +55,14 @@ def text_threshold(value: int | None = None) -> int:
     if value is not None or os.environ.get(ENV_THRESHOLD, "").strip():
         return resolve_threshold(value)
     return client_limit()
+
+
+def failure_threshold(threshold: int, given: int | None = None) -> int:
+    """The inline threshold of a command that failed: what the client shows whole of it
+    (``CLIENT_FAILURE_CHARS``), unless a threshold was given (``given``,
+    ``$AGENTOUT_INLINE_THRESHOLD``)."""
+    from agentout.store.capture import ENV_THRESHOLD
+
+    if given is not None or os.environ.get(ENV_THRESHOLD, "").strip():
+        return threshold
+    return min(threshold, CLIENT_FAILURE_CHARS)

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from agentout.deliver.limits import failure_threshold
 from agentout.deliver.text import TextDelivery, TextSettings, deliver_output, text_threshold
 from agentout.frozen import Frozen
 from agentout.process import CommandOutcome
@@ -184,6 +185,8 @@ def run(
         reducer = TaskBlocks()
     elif (reduce and outcome.error is None) or outcome.timed_out:
         reducer = find(argv if reduce_as is None else reduce_as)
+    if outcome.exit_status != 0:
+        threshold = failure_threshold(threshold, inline_threshold)
     if mode == "inline":
         threshold = max(threshold, capture.size)
     own = None if tasks is None else tasks.own
