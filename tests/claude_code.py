@@ -69,6 +69,7 @@ class FakeAPI:
     def __init__(self) -> None:
         self.script: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
+        self.base: int | None = None  # tool results in the conversation when a run began
         self.lock = threading.Lock()
         api = self
 
@@ -114,13 +115,10 @@ class FakeAPI:
 
     def answer(self, body: Mapping[str, Any]) -> list[dict[str, Any]]:
         tools = {tool.get("name") for tool in body.get("tools", [])}
-        done = sum(
-            1
-            for message in body.get("messages", [])
-            if message.get("role") == "user" and isinstance(message.get("content"), list)
-            for block in message["content"]
-            if isinstance(block, dict) and block.get("type") == "tool_result"
-        )
+        done = _results(body)
+        if self.base is None:  # a resumed session holds the earlier calls' results
+            self.base = done
+        done -= self.base
         start = {
             "type": "message_start",
             "message": {
@@ -130,7 +128,8 @@ class FakeAPI:
             },
         }  # fmt: skip
         if "Bash" in tools and done < len(self.script):
-            block = {"type": "tool_use", "id": f"toolu_{done + 1:02d}", "name": "Bash", "input": {}}
+            number = self.base + done + 1  # unique in a resumed conversation too
+            block = {"type": "tool_use", "id": f"toolu_{number:02d}", "name": "Bash", "input": {}}
             delta = {"type": "input_json_delta", "partial_json": json.dumps(self.script[done])}
             stop = "tool_use"
         else:
@@ -147,9 +146,25 @@ class FakeAPI:
             {"type": "message_stop"},
         ]  # fmt: skip
 
+    def begin(self, script: list[dict[str, Any]]) -> None:
+        """A new run of the client, whose model makes the calls of ``script``."""
+        self.script, self.base = script, None
+        self.requests.clear()
+
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def _results(body: Mapping[str, Any]) -> int:
+    """How many tool results the conversation of a request holds."""
+    return sum(
+        1
+        for message in body.get("messages", [])
+        if message.get("role") == "user" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    )
 
 
 # -- a session's results -------------------------------------------------------------------
@@ -174,22 +189,14 @@ class Session:
     ) -> None:
         self.events, self.stderr = events, stderr
         self.results: list[Result] = []
-        seen: set[str] = set()
+        seen: set[str] = set()  # the results of earlier runs (a resumed session) are not this run's
+        if requests:
+            seen = {r.call for r in _tool_results(requests[0]["body"])}
         for request in requests:
-            for message in request["body"].get("messages", []):
-                content = message.get("content")
-                if message.get("role") != "user" or not isinstance(content, list):
-                    continue
-                for block in content:
-                    if not isinstance(block, dict) or block.get("type") != "tool_result":
-                        continue
-                    call = str(block.get("tool_use_id"))
-                    if call in seen:
-                        continue
-                    seen.add(call)
-                    self.results.append(
-                        Result(call, _text(block.get("content")), bool(block.get("is_error")))
-                    )
+            for result in _tool_results(request["body"]):
+                if result.call not in seen:
+                    seen.add(result.call)
+                    self.results.append(result)
         init = [e for e in events if e.get("type") == "system" and e.get("subtype") == "init"]
         self.session_id: str = init[0]["session_id"] if init else ""
 
@@ -204,6 +211,21 @@ class Session:
 
     def texts(self) -> list[str]:
         return [result.content for result in self.results]
+
+
+def _tool_results(body: Mapping[str, Any]) -> list[Result]:
+    found = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if message.get("role") != "user" or not isinstance(content, list):
+            continue
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                text = _text(block.get("content"))
+                found.append(
+                    Result(str(block.get("tool_use_id")), text, bool(block.get("is_error")))
+                )
+    return found
 
 
 def _text(content: Any) -> str:
@@ -309,11 +331,12 @@ class Sandbox:
         """One ``claude -p`` run whose model makes ``calls`` (a command, or a Bash input)
         in turn. ``args``: the client's own flags; by default ``--allowedTools Bash``
         stands for a person who approves each command."""
-        self.api.script = [
-            {"command": call, "description": "run"} if isinstance(call, str) else dict(call)
-            for call in calls
-        ]
-        self.api.requests.clear()
+        self.api.begin(
+            [
+                {"command": call, "description": "run"} if isinstance(call, str) else dict(call)
+                for call in calls
+            ]
+        )
         argv = [
             str(client_path()), "-p", "go", "--output-format", "stream-json", "--verbose",
             "--include-hook-events", "--permission-mode", mode, *args,

@@ -1,6 +1,7 @@
 """`agentout discover` on a transcript made of real command outputs: its counts equal
-putting each call through the hooks by hand (`agentout hook claude`, PreToolUse then, as
-Claude Code would, the routed command run, or PostToolUse on the recorded output)."""
+putting each call through agentout by hand, as Claude Code would: a command one of
+agentout's functions runs through `agentout run` (as printed when that is what it gives),
+any other that succeeded through the PostToolUse hook (`agentout hook claude`)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ COMMANDS = [
     "ls src",
     "python3 -m pytest -q missing_tests_dir",
 ]
-ALLOW = ["Bash(git log *)"]  # the project's own rules: git log is routed
+ALLOW = ["Bash(git log *)"]  # the project's own rules: they change nothing agentout does
 
 
 def _git(project: Path, *args: str) -> None:
@@ -105,25 +106,32 @@ def _hook(project: Path, data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _by_hand(project: Path, call: Any, reference: Any) -> tuple[int, str]:
-    """(tokens the model would get, the hook that reaches the call), by running the hook."""
+    """(tokens the model would get, what reaches the call), by running agentout."""
+    import shlex
+
+    from agentout.agents.claude_shell import function_names
+
     encoding = reference("o200k_base")
+    raw = len(encoding.encode(call.output))
+    words = shlex.split(call.command)
+    if words[0] in function_names() and "|" not in words:
+        done = subprocess.run([*AGENTOUT, "run", "--", *words], cwd=project,
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        rest = done.stdout.removeprefix(call.output.rstrip("\n"))
+        if rest != done.stdout and re.fullmatch(r"\n*(\[exit \d+\]\n?)?", rest):
+            return raw, "shell"  # as printed: the capture keeps the output
+        found = re.search(r"\btokens=(\d+)", done.stdout.splitlines()[-1])
+        tokens = int(found.group(1)) if found else len(encoding.encode(done.stdout))
+        return min(tokens, raw), "shell"  # never more than as printed
+    if call.failed:
+        return raw, "neither"
     base = {"session_id": call.session, "cwd": str(project), "permission_mode": "default",
             "tool_name": "Bash", "tool_input": {"command": call.command},
             "tool_use_id": call.tool_use_id}  # fmt: skip
-    before = _hook(project, {**base, "hook_event_name": "PreToolUse"})
-    if before is not None:
-        routed = before["hookSpecificOutput"]["updatedInput"]["command"]
-        argv = ["run", *routed.split(" run ", 1)[1].split()]
-        done = subprocess.run([*AGENTOUT, *argv], cwd=project, capture_output=True, text=True,
-                              check=False)  # fmt: skip
-        found = re.search(r"\btokens=(\d+)", done.stdout.splitlines()[-1])
-        return (int(found.group(1)) if found else len(encoding.encode(done.stdout))), "PreToolUse"
-    if call.failed:
-        return len(encoding.encode(call.output)), "neither"
     response = {"stdout": call.output, "stderr": "", "interrupted": False}
     after = _hook(project, {**base, "hook_event_name": "PostToolUse", "tool_response": response})
     if after is None:
-        return len(encoding.encode(call.output)), "PostToolUse"
+        return raw, "PostToolUse"
     text = after["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
     return len(encoding.encode(text)), "PostToolUse"
 
@@ -152,18 +160,16 @@ def test_discover_equals_replaying_by_hand(
     assert report["raw_tokens"] == raw
     assert report["delivered_tokens"] == sum(tokens for tokens, _ in by_hand)
     hooks = [hook for _, hook in by_hand]
-    assert report["hooks"] == {h: hooks.count(h) for h in ("PreToolUse", "PostToolUse", "neither")}
-    assert hooks[:2] == ["PreToolUse", "PreToolUse"]  # git log, allowed by the project
-    assert hooks[2] == "PostToolUse"  # git status: succeeded, not allowed
+    assert report["hooks"] == {h: hooks.count(h) for h in ("shell", "PostToolUse", "neither")}
+    assert hooks[:3] == ["shell", "shell", "shell"]  # git: a function, allow rules or not
+    assert hooks[3] == "PostToolUse"  # seq: no function, succeeded
+    assert hooks[-1] == "shell"  # python3 -m pytest, failing: reached
     assert report["saved_tokens"] > 0
-    failing = {entry["command"]: entry for entry in report["failing"]}
-    assert failing["python3"]["allow_rules"] == ["Bash(python3 -m pytest *)"]
     text = CliRunner().invoke(cli, ["discover", str(tmp_path / "projects")])
     assert text.exit_code == 0
     assert f"{len(COMMANDS)} shell commands in 1 transcript:" in text.output
     assert "2 lines skipped (not JSON)" in text.output
-    assert "Reached by PreToolUse (routed through agentout run): 2;" in text.output
-    assert "Bash(python3" in text.output
+    assert "Reached by agentout's functions in the session's shell: 5;" in text.output
 
 
 def test_one_of_each_is_said_in_the_singular(project: Path, tmp_path: Path) -> None:

@@ -361,9 +361,9 @@ def _redact_text(text: str) -> tuple[str, int]:
 
 def _output_setting(payload: Mapping[str, Any], environ: Mapping[str, str]) -> Any:
     """``bashOutputMaxChars`` from the settings files Claude Code reads for this session."""
-    from agentout.agents.claude import project_rules
+    from agentout.agents._claude_settings import project_output_chars
 
-    return project_rules(payload, environ).output_chars
+    return project_output_chars(payload, environ)
 
 
 def repeated(

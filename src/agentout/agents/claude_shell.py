@@ -46,6 +46,7 @@ __all__ = [
     "delivered",
     "function_names",
     "note_call",
+    "reached",
     "script",
     "session_start",
 ]
@@ -252,7 +253,7 @@ def capture_call(
 ) -> Call | None:
     """The call this process's output belongs to, when that output is Claude Code's own
     capture file of a foreground call of this session (``CLAUDE_CODE_SESSION_ID``): stdout
-    and stderr one regular file ``…/claude-UID/…/SESSION/tasks/ID.output``, the command
+    and stderr one regular file ``…/claude-UID/PROJECT/SESSION/tasks/ID.output``, the command
     the client's bash runs noted by ``note_call`` as not in the background. Else None:
     the program runs as it is."""
     session = environ.get("CLAUDE_CODE_SESSION_ID", "")
@@ -271,7 +272,7 @@ def capture_call(
     if (
         len(parts) < 6
         or parts[-2] != "tasks"
-        or parts[-3] != session
+        or not parts[-3]  # the session's folder: after --continue, not CLAUDE_CODE_SESSION_ID's
         or not parts[-1].endswith(".output")
         or f"claude-{os.getuid()}" not in parts[:-4]
     ):
@@ -362,3 +363,25 @@ def deliver(session: str, text: str, base: str | None = None) -> None:
 def delivered(session: str, text: str, base: str | None = None) -> bool:
     """Whether agentout's function in the session's shell delivered ``text``."""
     return os.path.exists(_delivered_file(session, text, base))
+
+
+def reached(command: str, names: tuple[str, ...] | None = None) -> tuple[str, ...] | None:
+    """The words of the program whose output a function reduces when Claude Code runs
+    ``command``, or None (``agentout discover`` replays past calls so): one command with
+    a function (after ``cd DIR &&`` steps), stdout and stderr not sent elsewhere (``2>&1``
+    is fine), no pipe, no expansion."""
+    from agentout.agents._shell import analyse
+
+    script = analyse(command) if len(command) <= 100_000 else None
+    if script is None or not script.plain or not script.segments:
+        return None
+    *before, last = script.segments
+    if any(op not in ("&&", ";") for op in script.operators):
+        return None
+    if any(not s.words or s.words[0] != "cd" for s in before) or last.redirected:
+        return None
+    words = last.words
+    chosen = function_names() if names is None else names
+    if not words or words[0] not in chosen:
+        return None
+    return words

@@ -1,22 +1,21 @@
 """``agentout discover``: what agentout would have saved on the commands an agent ran,
 and on the MCP tool results it got.
 
-Each recorded shell call is replayed through exactly what the Claude Code hooks would do
-with it, in the project and permission mode it ran in (the rules of that project's
-settings files, read, never written):
+Each recorded shell call is replayed through exactly what agentout does with it in Claude
+Code (never decided by permission rules, which agentout does not read):
 
-- **PreToolUse** (``agentout.agents.claude.decide``): a command the hook would route is
-  replayed as ``agentout run`` delivers it (``deliver_output`` with the routed command's
-  reducer, run's own budget). A test command routed this way gets agentout's test report,
-  which a transcript cannot replay (it holds the text, not the results): such calls are
-  counted through the text path and flagged ``exact=False``.
-- **PostToolUse** (``agentout.agents.claude_bash.decide``): a call that succeeded and was
-  not routed is replayed as the hook answers it (Claude Code's inline limit as the
-  budget, the same output twice in a session named once), or counted as it was when the
-  hook would not answer.
-- **Neither**: a call that failed and was not routed reaches no hook that can replace
-  output (``PostToolUseFailure`` cannot); when an allow rule would let the PreToolUse hook
-  route it, the rule is named.
+- **shell**: a command one of agentout's functions in the session's shell runs
+  (``agentout.agents.claude_shell.reached``), failing or not, is replayed as ``agentout
+  run`` delivers it (``deliver_output`` with its reducer, run's own budget; a failing
+  command within what the client shows of one). A test command gets agentout's test
+  report there, which a transcript cannot replay (it holds the text, not the results):
+  such calls are counted through the text path and flagged ``exact=False``.
+- **PostToolUse** (``agentout.agents.claude_bash.decide``): any other call that succeeded
+  is replayed as the hook answers it (Claude Code's inline limit as the budget, the same
+  output twice in a session named once), or counted as it was when the hook would not
+  answer.
+- **Neither**: any other call that failed reaches no hook that can replace output
+  (``PostToolUseFailure`` cannot): a pipeline, a redirect, a program with no function.
 
 The savings are exact counts: the tokens of the recorded output against the tokens the
 model would have got. Each recorded MCP result goes through what the ``PostToolUse`` hook
@@ -47,7 +46,7 @@ __all__ = [
     "summarise_mcp",
 ]
 
-HOOKS = ("PreToolUse", "PostToolUse", "neither")
+HOOKS = ("shell", "PostToolUse", "neither")
 _SUBCOMMANDS = {"git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "uv", "make"}
 
 
@@ -57,10 +56,9 @@ class Replay:
     delivered_tokens: int
     reducer: str | None  # None: no reducer matches the command (the generic path)
     form: str
-    hook: str = "neither"  # which hook reaches the call: one of HOOKS
+    hook: str = "neither"  # what reaches the call: one of HOOKS
     why: str = ""
-    rule: str | None = None  # the allow rule that would let PreToolUse route a failing call
-    exact: bool = True  # False: a routed test command, counted through the text path
+    exact: bool = True  # False: a test command run by a function, counted through its text
 
     @property
     def saved(self) -> int:
@@ -79,57 +77,41 @@ def _payload(call: ShellCall) -> dict[str, Any]:
 
 
 class Replayer:
-    """The hooks, as they would have answered each call, with their rules per project."""
+    """What agentout would have done with each call: its functions, then PostToolUse."""
 
     def __init__(self, root: Path, tokenizer: Any = None, config: Mapping[str, Any] | None = None):
+        from agentout.agents.claude_shell import function_names
         from agentout.tokens import get_tokenizer
 
         self.root, self.tokenizer = root, tokenizer
         self.counter = get_tokenizer(tokenizer)
         self.config = config if config is not None else {}
-        self._rules: dict[str, Any] = {}
-
-    def rules(self, call: ShellCall) -> Any:
-        if call.project not in self._rules:
-            from agentout.agents.claude import project_rules
-
-            self._rules[call.project] = project_rules(_payload(call))
-        return self._rules[call.project]
+        self.names = function_names()
 
     def replay(self, call: ShellCall) -> Replay:
-        from agentout.agents.claude import decide
+        from agentout.agents.claude_shell import reached
 
         raw = self.counter.count(call.output)
         payload = _payload(call)
-        rules = self.rules(call)
-        routed = decide(payload, rules=rules, agentout=["agentout"], proc=None)
-        if routed is not None:
-            command = routed["hookSpecificOutput"]["updatedInput"]["command"]
-            return self._routed(call, command, raw, rules)
+        argv = (
+            None if call.tool_input.get("run_in_background") else reached(call.command, self.names)
+        )
+        if argv is not None:
+            return self._shell(call, argv, raw)
         if not call.failed:
             return self._post(call, payload, raw)
-        rule = self._rule_for(call, payload, rules)
-        why = "failed: PostToolUseFailure cannot replace output"
-        if rule is None:
-            why += "; no allow rule would let PreToolUse route it"
-        return Replay(raw, raw, None, "whole", "neither", why, rule)
+        why = "failed: no function of agentout's runs it (PostToolUseFailure cannot replace it)"
+        return Replay(raw, raw, None, "whole", "neither", why)
 
-    def _routed(self, call: ShellCall, command: str, raw: int, rules: Any) -> Replay:
-        import shlex
-
-        words = shlex.split(command)
-        run_args = words[words.index("run") + 1 :]
-        if run_args[:1] == ["--shell"]:
-            argv: tuple[str, ...] = ("bash", "-c", run_args[1])
-        else:
-            argv = tuple(run_args[1:] if run_args[:1] == ["--"] else run_args)
+    def _shell(self, call: ShellCall, argv: tuple[str, ...], raw: int) -> Replay:
         delivered, reducer, form = _run_delivery(call, argv, self.root / "spill", self.tokenizer)
         tests = _is_test_command(argv)
-        why = "routed: " + ("bypassPermissions" if call.mode == "bypassPermissions" else
-                            "every part allowed by your rules")  # fmt: skip
+        why = "agentout's function in the session's shell"
         if tests:
             why += " (a test command: agentout run gives its test report, counted as its text)"
-        return Replay(raw, delivered, reducer, form, "PreToolUse", why, None, not tests)
+        if form == "whole" or delivered >= raw:  # the capture keeps the output as printed
+            delivered = raw
+        return Replay(raw, delivered, reducer, form, "shell", why, not tests)
 
     def _post(self, call: ShellCall, payload: dict[str, Any], raw: int) -> Replay:
         import os
@@ -162,45 +144,6 @@ class Replayer:
         why = "exit 0: PostToolUse replaces the output"
         return Replay(raw, self.counter.count(text), name, form, "PostToolUse", why)
 
-    def _rule_for(self, call: ShellCall, payload: dict[str, Any], rules: Any) -> str | None:
-        """The allow rules that would let the PreToolUse hook route this failing call."""
-        from agentout.agents._shell import analyse
-        from agentout.agents.claude import decide
-
-        script = analyse(call.command)
-        if script is None or not script.plain or call.mode == "plan":
-            return None
-        specs = []
-        for segment in script.segments:
-            words = segment.words or ()
-            if not words:
-                return None
-            specs.append(_narrowest(words))
-        specs = list(dict.fromkeys(specs))
-        wider = rules.with_allow(*specs)
-        if decide({**payload, "permission_mode": "default"}, rules=wider, agentout=["agentout"],
-                  proc=None) is None:  # fmt: skip
-            return None
-        return ", ".join(f"Bash({spec})" for spec in specs)
-
-
-def _narrowest(words: tuple[str, ...]) -> str:
-    """The narrowest rule specifier that names this command: ``git log *``, ``python3 -m
-    pytest *``, ``npx jest *``, ``./build.sh *`` (never a whole interpreter)."""
-    name = words[0].rsplit("/", 1)[-1]
-    module = name.startswith("python") and words[1:2] == ("-m",)
-    runner = name in ("uv", "poetry", "pdm") and words[1:2] == ("run",)
-    if len(words) > 2 and (module or runner):
-        return f"{words[0]} {words[1]} {words[2]} *"
-    sub = len(words) > 1 and not words[1].startswith("-")
-    if sub and (name in _SUBCOMMANDS or name in ("npx", "pnpx", "bunx", "uvx")):
-        return f"{words[0]} {words[1]} *"
-    if name.startswith(("python", "node", "bash", "sh", "ruby", "perl", "deno", "bun")):
-        if sub:  # a script: that script, with any arguments
-            return f"{words[0]} {words[1]}" + (" *" if len(words) > 2 else "")
-        return " ".join(words)  # code on the command line: exactly that command
-    return f"{words[0]} *"
-
 
 def _is_test_command(argv: tuple[str, ...]) -> bool:
     from agentout.sources.testing.programs import TEST_PROGRAMS
@@ -214,6 +157,7 @@ def _run_delivery(
     """(tokens, reducer, form) of what ``agentout run`` prints for the recorded output."""
     import shlex
 
+    from agentout.deliver.limits import failure_threshold
     from agentout.deliver.text import TextSettings, deliver_output, text_threshold
     from agentout.reducers import find
     from agentout.sources.command import CMD_CHARS
@@ -228,6 +172,8 @@ def _run_delivery(
     capture.feed(call.output.encode("utf-8", "surrogateescape"))
     capture.close()
     exit_status = 1 if call.failed else 0
+    if call.failed:
+        threshold = failure_threshold(threshold)
     header = {"cmd": clip(shlex.join(argv), CMD_CHARS), "exit": exit_status}
     reducer = find(argv)
     delivery = deliver_output(
@@ -254,9 +200,7 @@ class Family:
     raw: int = 0
     delivered: int = 0
     reducers: set[str] = field(default_factory=set)
-    hooks: dict[str, int] = field(default_factory=dict)  # calls each hook reaches
-    rules: set[str] = field(default_factory=set)  # allow rules that would route its failures
-    unroutable: int = 0  # failing calls no allow rule would route
+    hooks: dict[str, int] = field(default_factory=dict)  # calls each way reaches
 
     @property
     def saved(self) -> int:
@@ -271,7 +215,6 @@ class Family:
             "saved_tokens": self.saved,
             "reducers": sorted(self.reducers),
             "hooks": {hook: self.hooks.get(hook, 0) for hook in HOOKS},
-            "allow_rules": sorted(self.rules),
         }
 
 
@@ -296,7 +239,7 @@ class Summary:
         return sorted(plain, key=lambda f: (-f.raw, f.name))[:limit]
 
     def failing(self, limit: int = 15) -> list[Family]:
-        """Commands whose failures no hook reached, by their calls."""
+        """Commands whose failures nothing of agentout's reached, by their calls."""
         found = [f for f in self.families.values() if f.hooks.get("neither")]
         return sorted(found, key=lambda f: (-f.hooks["neither"], f.name))[:limit]
 
@@ -336,10 +279,6 @@ def summarise(
             family.hooks[done.hook] = family.hooks.get(done.hook, 0) + 1
             if done.reducer is not None:
                 family.reducers.add(done.reducer)
-            if done.rule is not None:
-                family.rules.add(done.rule)
-            elif done.hook == "neither":
-                family.unroutable += 1
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return summary, replays

@@ -50,7 +50,7 @@ def discover(
       agentout discover --since 7d --project ~/src/app
       agentout discover --format json
     """
-    from agentout.agents._claude_rules import config_dir
+    from agentout.agents._claude_settings import config_dir
     from agentout.agents.discover import summarise, summarise_mcp
     from agentout.agents.transcripts import read
     from agentout.cli.gain import parse_since
@@ -109,12 +109,13 @@ def discover(
         click.echo(f"{_count(found.broken, 'line')} skipped (not JSON)")
     hooks = summary.hooks()
     click.echo(
-        f"Reached by PreToolUse (routed through agentout run): {hooks['PreToolUse']:,}; "
+        f"Reached by agentout's functions in the session's shell: {hooks['shell']:,}; "
         f"by PostToolUse (exit 0, output replaced): {hooks['PostToolUse']:,}; "
-        f"by neither (failed, not routed): {hooks['neither']:,}"
+        f"by neither (failed: a pipeline, a redirect, a program with no function): "
+        f"{hooks['neither']:,}"
     )
     if not all(r.exact for r in replays):
-        click.echo("(routed test commands are counted through their text, not their report)")
+        click.echo("(test commands are counted through their text, not their report)")
     click.echo("\nWould gain most:")
     for family in summary.most_gained(limit):
         click.echo(
@@ -126,13 +127,10 @@ def discover(
         click.echo(f"  {family.name:24} {family.calls:5} calls {family.raw:>10,} tokens")
     failing = summary.failing(limit)
     if failing:
-        click.echo(
-            "\nFailed with no hook to reduce them (an allow rule lets PreToolUse route them):"
-        )
+        click.echo("\nFailed where nothing of agentout's reaches them:")
     for family in failing:
-        rules = ", ".join(sorted(family.rules)) or "(no allow rule found that routes it)"
         calls = family.hooks["neither"]
-        click.echo(f"  {family.name:24} {calls:5} calls {family.raw:>10,} tokens  {rules}")
+        click.echo(f"  {family.name:24} {calls:5} calls {family.raw:>10,} tokens")
     if found.mcp_calls:
         raw = sum(f.raw for f in tools.values())
         saved = raw - sum(f.delivered for f in tools.values())

@@ -168,12 +168,14 @@ def _in_capture(done: Any, text: str) -> str:
     is noted for the ``PostToolUse`` hook, which leaves it as it is."""
     delivery = done.delivery
     as_printed = delivery.form == "whole" and not delivery.secrets
+    raw = delivery.raw if isinstance(delivery.raw, str) else None
+    if not as_printed and not delivery.secrets and raw is not None:
+        as_printed = not _smaller(text, raw, done)  # never more than the output itself
     session = os.environ.get("CLAUDE_CODE_SESSION_ID", "")
     if not session:
         return "" if as_printed else text
     from agentout.agents import claude_shell
 
-    raw = delivery.raw if isinstance(delivery.raw, str) else None
     digest = _digest(raw, delivery.ref)
     if digest is not None:
         from agentout.agents.claude_bash import repeated
@@ -191,6 +193,16 @@ def _in_capture(done: Any, text: str) -> str:
             text, as_printed = line, False
     claude_shell.deliver(session, raw if as_printed and raw is not None else text)
     return "" if as_printed else text
+
+
+def _smaller(text: str, raw: str, done: Any) -> bool:
+    """Whether ``text`` costs fewer characters and tokens than ``raw``."""
+    if len(text) >= len(raw.rstrip("\n")):
+        return False
+    from agentout.tokens import count_until, get_tokenizer
+
+    counter = get_tokenizer(None)
+    return count_until(text, counter.count(raw) - 1, counter) is not None
 
 
 def _digest(raw: str | None, ref: Any) -> str | None:
