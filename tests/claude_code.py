@@ -305,10 +305,11 @@ class Sandbox:
     ) -> subprocess.CompletedProcess[str]:
         prefix: list[str] = []
         if os.geteuid() == 0:
-            # a user namespace of its own, unmapped: the client sees itself as nobody (as
-            # root it refuses bypassPermissions) and holds no capability, while the files
-            # it reads (this Python, installed under root's home) and writes stay root's
-            prefix = ["unshare", "--user"]
+            # a user namespace of its own where root is mapped to nobody: the client is
+            # nobody there (as root it refuses bypassPermissions) with no capability, while
+            # the files it reads (this Python, installed under root's home) and writes stay
+            # root's outside
+            prefix = ["unshare", "--user", "--map-user=65534", "--map-group=65534"]
         return subprocess.run(
             [*prefix, *argv],
             cwd=self.project,

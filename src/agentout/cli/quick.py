@@ -143,7 +143,7 @@ def deliver(
         text = done.delivery.text
         shown = text
         if capture is not None:
-            shown = _in_capture(done, text)
+            shown = _in_capture(done, text, _reduced_inside(command, shell))
         try:
             if capture is not None:
                 sys.stdout.write(shown)  # nothing: the client's capture holds it as printed
@@ -160,17 +160,22 @@ def deliver(
         sys.exit(done.outcome.exit_status)
 
 
-def _in_capture(done: Any, text: str) -> str:
+def _in_capture(done: Any, text: str, tasks: bool = False) -> str:
     """What replaces the output in the client's own capture of it (``agentout run
     --capture claude``): nothing when the agent is best served by the output as printed,
     one line when an earlier call of the session printed the same
     (``agentout.agents.claude_bash.repeated``), else ``text``. What the capture then holds
-    is noted for the ``PostToolUse`` hook, which leaves it as it is."""
+    is noted for the ``PostToolUse`` hook, which leaves it as it is. ``tasks``: a task
+    runner's recipe lines were each reduced, so what the capture holds is not as printed
+    (it has agentout's own marks in it): it is always replaced."""
     delivery = done.delivery
-    as_printed = delivery.form == "whole" and not delivery.secrets
+    as_printed = delivery.form == "whole" and not delivery.secrets and not tasks
     raw = delivery.raw if isinstance(delivery.raw, str) else None
-    if not as_printed and not delivery.secrets and raw is not None:
-        as_printed = not _smaller(text, raw, done)  # never more than the output itself
+    if not as_printed and not delivery.secrets and not tasks:  # never more than the output
+        if len(text.encode("utf-8", "surrogateescape")) >= delivery.raw_bytes > 0:
+            as_printed = True
+        elif raw is not None:
+            as_printed = not _smaller(text, raw, done)
     session = os.environ.get("CLAUDE_CODE_SESSION_ID", "")
     if not session:
         return "" if as_printed else text
