@@ -243,16 +243,19 @@ class Sandbox:
     """A project and a home of their own; agentout's store, ledger, config and warm server
     all inside that home, the client's temporary files in the sandbox too."""
 
-    def __init__(self, api: FakeAPI) -> None:
+    def __init__(self, api: FakeAPI, project: Path | None = None, path: str = "") -> None:
+        """``project``: a folder of the caller's to work in (default: one of its own);
+        ``path``: folders put first on the client's PATH."""
         self.api = api
         self.root = Path(tempfile.mkdtemp(prefix="agentout-claude-"))
         os.chmod(self.root, 0o755)
         self.home = self.root / "home"
-        self.project = self.root / "project"
+        self.project = project if project is not None else self.root / "project"
         self.home.mkdir()
-        self.project.mkdir()
+        self.project.mkdir(exist_ok=True)
         (self.home / "run").mkdir(mode=0o700)
         (self.root / "tmp").mkdir()
+        self.extra_path = path
 
     def path(self, relative: str) -> Path:
         return self.project / relative
@@ -266,7 +269,15 @@ class Sandbox:
     def environ(self, **extra: str) -> dict[str, str]:
         """The client's whole environment (nothing of the test process's leaks in)."""
         env = {
-            "PATH": f"{ROOT / '.venv' / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": ":".join(
+                p
+                for p in (
+                    self.extra_path,
+                    str(ROOT / ".venv" / "bin"),
+                    "/usr/local/bin:/usr/bin:/bin",
+                )
+                if p
+            ),
             "HOME": str(self.home),
             "XDG_RUNTIME_DIR": str(self.home / "run"),
             "TMPDIR": str(self.root / "tmp"),
@@ -301,7 +312,12 @@ class Sandbox:
         assert done.returncode == 0, done.stderr
 
     def _as_user(
-        self, argv: Sequence[str], *, env: Mapping[str, str], timeout: float = TIMEOUT
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str],
+        timeout: float = TIMEOUT,
+        cwd: Path | None = None,
     ) -> subprocess.CompletedProcess[str]:
         prefix: list[str] = []
         if os.geteuid() == 0:
@@ -312,7 +328,7 @@ class Sandbox:
             prefix = ["unshare", "--user", "--map-user=65534", "--map-group=65534"]
         return subprocess.run(
             [*prefix, *argv],
-            cwd=self.project,
+            cwd=cwd or self.project,
             env=dict(env),
             capture_output=True,
             text=True,
@@ -328,6 +344,7 @@ class Sandbox:
         args: Sequence[str] = ("--allowedTools", "Bash"),
         resume: str | None = None,
         env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
     ) -> Session:
         """One ``claude -p`` run whose model makes ``calls`` (a command, or a Bash input)
         in turn. ``args``: the client's own flags; by default ``--allowedTools Bash``
@@ -344,7 +361,7 @@ class Sandbox:
         ]  # fmt: skip
         if resume is not None:
             argv += ["--resume", resume]
-        done = self._as_user(argv, env=self.environ(**(env or {})))
+        done = self._as_user(argv, env=self.environ(**(env or {})), cwd=cwd)
         events = []
         for line in done.stdout.splitlines():
             with contextlib.suppress(ValueError):
@@ -381,9 +398,10 @@ def _end_processes(mark: str) -> None:
 
 
 @contextlib.contextmanager
-def sandbox() -> Iterator[Sandbox]:
+def sandbox(project: Path | None = None, path: str = "") -> Iterator[Sandbox]:
+    """A sandbox and its fake API, ended with every process its client left."""
     api = FakeAPI()
-    box = Sandbox(api)
+    box = Sandbox(api, project, path)
     try:
         yield box
     finally:

@@ -97,15 +97,16 @@ def _record(project: Path, transcript: Path) -> None:
     transcript.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogateescape")
 
 
-def _hook(project: Path, data: dict[str, Any]) -> dict[str, Any] | None:
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
+def _hook(project: Path, data: dict[str, Any], cache: Path) -> dict[str, Any] | None:
+    # a cache of its own: what another test's calls of the same session showed is not seen
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "XDG_CACHE_HOME": str(cache)}
     done = subprocess.run([*AGENTOUT, "hook", "claude"], input=json.dumps(data).encode(),
                           capture_output=True, env=env, check=True, cwd=project)  # fmt: skip
     assert done.stderr == b""
     return json.loads(done.stdout) if done.stdout else None
 
 
-def _by_hand(project: Path, call: Any, reference: Any) -> tuple[int, str]:
+def _by_hand(project: Path, call: Any, reference: Any, cache: Path) -> tuple[int, str]:
     """(tokens the model would get, what reaches the call), by running agentout."""
     import shlex
 
@@ -129,7 +130,8 @@ def _by_hand(project: Path, call: Any, reference: Any) -> tuple[int, str]:
             "tool_name": "Bash", "tool_input": {"command": call.command},
             "tool_use_id": call.tool_use_id}  # fmt: skip
     response = {"stdout": call.output, "stderr": "", "interrupted": False}
-    after = _hook(project, {**base, "hook_event_name": "PostToolUse", "tool_response": response})
+    post = {**base, "hook_event_name": "PostToolUse", "tool_response": response}
+    after = _hook(project, post, cache)
     if after is None:
         return raw, "PostToolUse"
     text = after["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
@@ -152,7 +154,9 @@ def test_discover_equals_replaying_by_hand(
     assert found.unanswered == 1
     encoding = reference_tiktoken("o200k_base")
     raw = sum(len(encoding.encode(call.output)) for call in found.calls)
-    by_hand = [_by_hand(project, call, reference_tiktoken) for call in found.calls]
+    by_hand = [
+        _by_hand(project, call, reference_tiktoken, tmp_path / "cache") for call in found.calls
+    ]
     done = CliRunner().invoke(cli, ["discover", str(tmp_path / "projects"), "--format", "json"])
     assert done.exit_code == 0, done.output
     report = json.loads(done.output)

@@ -23,11 +23,7 @@ command its shell was started for. No note, no reduction. The hook never answers
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import shlex
-import time
 
 from agentout.agents._digest import sha256
 
@@ -101,6 +97,8 @@ def script(agentout: str, names: tuple[str, ...] | None = None) -> str:
     stderr are one regular file and ``agentout`` is still there, else the program itself
     (``command``: never an alias or another function). bash only; nothing is printed,
     nothing exported, and a name the user's shell defines already is left as it is."""
+    import shlex
+
     chosen = function_names() if names is None else names
     head = shlex.quote(agentout)
     return (
@@ -196,16 +194,19 @@ def note_call(payload: Mapping[str, Any], base: str | None = None) -> None:
     if not isinstance(command, str) or not command:
         return
     call = payload.get("tool_use_id")
-    note = {
-        "call": call if isinstance(call, str) else None,
-        "background": truthy(tool_input.get("run_in_background")),
-    }
+    background = truthy(tool_input.get("run_in_background"))
+    # one line: "background" or "foreground", then the call's id
+    where = "background" if background else "foreground"
+    note = f"{where} {call if isinstance(call, str) else ''}"
     folder = _session_folder(session, base)
+    import contextlib
+
     with contextlib.suppress(OSError, ValueError):
-        _write_note(folder, _command_file(folder, command), note)
+        _write_note(folder, _command_file(folder, command), note.strip())
 
 
-def _write_note(folder: str, path: str, note: dict[str, Any]) -> None:
+def _write_note(folder: str, path: str, note: str) -> None:
+    import contextlib
     from pathlib import Path
 
     from agentout.dirs import private_dir
@@ -221,7 +222,7 @@ def _write_note(folder: str, path: str, note: dict[str, Any]) -> None:
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(note, out, separators=(",", ":"))
+            out.write(note + "\n")
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -232,13 +233,19 @@ def _write_note(folder: str, path: str, note: dict[str, Any]) -> None:
 def _prune(root: str) -> None:
     """Remove the notes of sessions untouched for ``_KEEP_SECONDS``."""
     import shutil
+    import time
 
     horizon = time.time() - _KEEP_SECONDS
-    with contextlib.suppress(OSError), os.scandir(root) as found:
-        for entry in found:
-            with contextlib.suppress(OSError):
-                if entry.is_dir(follow_symlinks=False) and entry.stat().st_mtime < horizon:
-                    shutil.rmtree(entry.path)
+    try:
+        found = list(os.scandir(root))
+    except OSError:
+        return
+    for entry in found:
+        try:
+            if entry.is_dir(follow_symlinks=False) and entry.stat().st_mtime < horizon:
+                shutil.rmtree(entry.path)
+        except OSError:
+            pass
 
 
 class Call:
@@ -281,20 +288,20 @@ def capture_call(
     if command is None:
         return None
     note = _read_note(_command_file(_session_folder(session, base), command))
-    if note is None or note.get("background") is not False:
+    if note is None or note[0] != "foreground":
         return None
-    call = note.get("call")
-    return Call(session, command, call if isinstance(call, str) else None, target)
+    return Call(session, command, note[1] if len(note) > 1 else None, target)
 
 
-def _read_note(path: str) -> dict[str, Any] | None:
+def _read_note(path: str) -> list[str] | None:
+    """The words of a call's note (``foreground CALL``), or None."""
     from agentout.agents._files import read_regular
 
     try:
-        note = json.loads(read_regular(path, _MAX_NOTE))
-    except (OSError, ValueError):
+        words = read_regular(path, _MAX_NOTE).decode("utf-8").split()
+    except (OSError, UnicodeDecodeError):
         return None
-    return note if isinstance(note, dict) else None
+    return words or None
 
 
 def _client_command(proc: str) -> str | None:
@@ -324,17 +331,52 @@ def _client_command(proc: str) -> str | None:
 
 
 def _evaluated(line: str) -> str | None:
-    """COMMAND in Claude Code's ``… && eval 'COMMAND' < /dev/null && pwd -P >| FILE``."""
+    """COMMAND in Claude Code's ``… && eval 'COMMAND' < /dev/null && pwd -P >| FILE``:
+    one shell word made of single-quoted parts, double-quoted parts and backslash
+    escapes (how the client quotes it), read without ``shlex`` (and its ``re``)."""
     start = line.rfind(" && eval ")
     if start < 0:
         return None
-    try:
-        words = shlex.split(line[start + len(" && eval ") :])
-    except ValueError:
+    word, end = _shell_word(line, start + len(" && eval "))
+    if word is None or not line.startswith(" < /dev/null", end):
         return None
-    if len(words) < 3 or words[1:3] != ["<", "/dev/null"]:
-        return None
-    return words[0]
+    return word
+
+
+def _shell_word(line: str, at: int) -> tuple[str | None, int]:
+    """The shell word that starts at ``at`` and where it ends; None for one this does not
+    read (an unquoted expansion, an unclosed quote)."""
+    parts: list[str] = []
+    i, size = at, len(line)
+    while i < size and line[i] not in " \t\n;&|<>":
+        char = line[i]
+        if char == "'":
+            close = line.find("'", i + 1)
+            if close < 0:
+                return None, i
+            parts.append(line[i + 1 : close])
+            i = close + 1
+        elif char == '"':
+            i += 1
+            while i < size and line[i] != '"':
+                if line[i] == "\\" and i + 1 < size and line[i + 1] in '"\\$`':
+                    i += 1
+                elif line[i] in "$`":
+                    return None, i
+                parts.append(line[i])
+                i += 1
+            if i >= size:
+                return None, i
+            i += 1
+        elif char == "\\" and i + 1 < size:
+            parts.append(line[i + 1])
+            i += 2
+        elif char in "$`*?[{~":
+            return None, i
+        else:
+            parts.append(char)
+            i += 1
+    return ("".join(parts) if i > at else None), i
 
 
 # -- what the functions delivered ----------------------------------------------------------------
@@ -351,13 +393,15 @@ def deliver(session: str, text: str, base: str | None = None) -> None:
     """Note that ``text`` is the output agentout's function left in the client's capture:
     the ``PostToolUse`` hook then leaves it as it is (``delivered``)."""
     path = _delivered_file(session, text, base)
-    with contextlib.suppress(OSError, ValueError):
+    try:
         from pathlib import Path
 
         from agentout.dirs import private_dir
 
         private_dir(Path(os.path.dirname(path)), "the notes of Claude Code's calls")
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    except (OSError, ValueError, Exception):
+        pass
 
 
 def delivered(session: str, text: str, base: str | None = None) -> bool:

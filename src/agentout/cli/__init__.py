@@ -27,6 +27,10 @@ def main() -> None:
         sys.exit(status)
     try:
         if sys.argv[1:2] == ["run"]:
+            if "--capture" in sys.argv[2:]:
+                from agentout.cli import run_capture
+
+                run_capture.start(sys.argv[2:])  # exits, unless click must read the line
             from agentout.cli import run_client
 
             if run_client.main(sys.argv[2:]):

@@ -31,7 +31,17 @@ if TYPE_CHECKING:
 
     from agentout.process import CommandOutcome
 
-__all__ = ["main", "passthrough", "replace"]
+__all__ = ["main", "passthrough", "replace", "start"]
+
+
+def start(args: Sequence[str]) -> None:
+    """``agentout run ARGS`` with ``--capture``: run as ``main``; returns only when the
+    line is not one ``agentout.cli.quick`` reads (click then reads it, and says why)."""
+    from agentout.cli import quick
+
+    found = quick.options(args)
+    if found is not None and found.get("capture") is not None:
+        main(args, found)
 
 
 def main(args: Sequence[str], options: dict[str, Any], *, warm: bool = True) -> NoReturn:

@@ -49,10 +49,6 @@ def main(args: Sequence[str]) -> bool:
     found = quick.options(args)
     if found is None:
         return False
-    if found.get("capture") is not None:
-        from agentout.cli import run_capture
-
-        run_capture.main(args, found)
     if served(found):
         run(args, found)
     quick.deliver(**found)
