@@ -41,6 +41,7 @@ __all__ = [
     "deliver",
     "delivered",
     "function_names",
+    "installed",
     "note_call",
     "reached",
     "script",
@@ -101,38 +102,36 @@ def script(agentout: str, names: tuple[str, ...] | None = None) -> str:
 
     chosen = function_names() if names is None else names
     head = shlex.quote(agentout)
+    # One line, ending in ";" and no newline: Claude Code puts the file's text in front of
+    # each command, so a line more would shift the line numbers of its error messages
+    # ("bash: line 1: x: command not found").
     return (
-        "# agentout: reduced output of the commands below (agentout init claude)\n"
-        'if [ -n "${BASH_VERSION-}" ]; then\n'
-        "__agentout_run() {\n"
-        "  if [[ -f /proc/$BASHPID/fd/1 && /proc/$BASHPID/fd/1 -ef /proc/$BASHPID/fd/2"
-        f' && -x {head} ]] && hash "$1" 2>/dev/null; then\n'
-        f'    {head} run {CAPTURE_FLAG} {AGENT} -- "$@"\n'
-        "  else\n"
-        '    command "$@"\n'
-        "  fi\n"
-        "}\n"
-        f"for __agentout_name in {' '.join(chosen)}; do\n"
-        '  if ! declare -F -- "$__agentout_name" >/dev/null'
-        ' && ! alias -- "$__agentout_name" >/dev/null 2>&1; then\n'
-        '    eval "$__agentout_name() { __agentout_run $__agentout_name \\"\\$@\\"; }"\n'
-        "  fi\n"
-        "done\n"
-        "unset __agentout_name\n"
-        "fi\n"
+        'if [ -n "${BASH_VERSION-}" ]; then '
+        "__agentout_run() { "
+        "if [[ -f /proc/$BASHPID/fd/1 && /proc/$BASHPID/fd/1 -ef /proc/$BASHPID/fd/2"
+        f' && -x {head} ]] && type -P "$1" >/dev/null 2>&1; then '
+        f'{head} run {CAPTURE_FLAG} {AGENT} -- "$@"; '
+        'else command "$@"; fi; }; '
+        f"for __agentout_name in {' '.join(chosen)}; do "
+        'if ! declare -F -- "$__agentout_name" >/dev/null'
+        ' && ! alias -- "$__agentout_name" >/dev/null 2>&1; then '
+        'eval "$__agentout_name() { __agentout_run $__agentout_name \\"\\$@\\"; }"; '
+        "fi; done; unset __agentout_name; fi;"
     )
 
 
 def session_start(environ: Mapping[str, str], agentout: str) -> str | None:
-    """Add the functions to ``$CLAUDE_ENV_FILE``; None, or the one line that says why not.
-    The file is appended to (other hooks write there too), never followed as a link."""
+    """Add the functions (for the programs on the session's PATH) to ``$CLAUDE_ENV_FILE``;
+    None, or the one line that says why not. The file is appended to (other hooks write
+    there too), never followed as a link."""
     path = environ.get("CLAUDE_ENV_FILE", "")
     if not path:
         return None  # an older client, or another event: nothing to write to
     if not os.path.isabs(path):
         return f"CLAUDE_ENV_FILE {path!r} is not an absolute path; no function added"
-    text = script(agentout).encode("utf-8", "surrogateescape")
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    text = script(agentout, installed(environ.get("PATH", ""))).encode("utf-8", "surrogateescape")
+    # never follow a link, never wait on a FIFO
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
     except OSError as exc:
@@ -140,8 +139,11 @@ def session_start(environ: Mapping[str, str], agentout: str) -> str | None:
     try:
         import stat
 
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             return f"{path}: not a regular file; no function added"
+        if info.st_size and os.pread(fd, 1, info.st_size - 1) != b"\n":
+            text = b"\n" + text  # another hook's last line stays its own
         view = memoryview(text)
         while view:
             view = view[os.write(fd, view) :]
@@ -150,6 +152,15 @@ def session_start(environ: Mapping[str, str], agentout: str) -> str | None:
     finally:
         os.close(fd)
     return None
+
+
+def installed(path: str, names: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The names of ``names`` (default: ``function_names``) that are programs on ``path``:
+    a name with no program gets no function, so bash says "command not found" as ever."""
+    import shutil
+
+    chosen = function_names() if names is None else names
+    return tuple(name for name in chosen if shutil.which(name, path=path) is not None)
 
 
 def agentout_script() -> str | None:
