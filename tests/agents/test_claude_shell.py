@@ -314,3 +314,23 @@ def test_the_clients_quoting_reads_back_as_the_command(command: str) -> None:
         line = f"source snapshot.sh && eval {quoted} < /dev/null && pwd -P >| /tmp/x"
         if command:
             assert claude_shell._evaluated(line) == command
+
+
+def test_a_sandbox_that_denies_the_store_and_the_socket_loses_nothing(shell: Shell) -> None:
+    """Claude Code's sandbox may deny agentout's store and its warm server's socket: the
+    command runs and its output reaches the capture whole, with one line at most."""
+    closed = shell.root / "closed"  # a file: nothing can be made under it, even by root
+    closed.write_text("")
+    shell.env = {
+        **shell.env,
+        "AGENTOUT_SPILL_DIR": str(closed / "spill"),
+        "XDG_RUNTIME_DIR": str(closed),
+        "XDG_DATA_HOME": str(closed / "data"),
+    }
+    status, held = shell.call("python3 build.py")
+    raw_status, raw = shell.call("python3 build.py", functions=False)
+    assert status == raw_status == 1
+    extra = held.removeprefix(raw)
+    assert held.startswith(raw) or held == raw
+    assert extra.count(b"\n") <= 1
+    assert extra == b"" or extra.startswith(b"agentout: ")

@@ -137,13 +137,13 @@ def deliver(
             sys.exit(2)
         if heartbeat:
             heartbeat.clear()
-        if done.delivery.warning:
-            sys.stderr.write(f"agentout: warning: {done.delivery.warning}\n")
         packed = done.delivery.packed
         text = done.delivery.text
         shown = text
         if capture is not None:
             shown = _in_capture(done, text, _reduced_inside(command, shell))
+        if done.delivery.warning and not (capture is not None and not shown):
+            sys.stderr.write(f"agentout: warning: {done.delivery.warning}\n")
         try:
             if capture is not None:
                 sys.stdout.write(shown)  # nothing: the client's capture holds it as printed
@@ -164,12 +164,15 @@ def _in_capture(done: Any, text: str, tasks: bool = False) -> str:
     """What replaces the output in the client's own capture of it (``agentout run
     --capture claude``): nothing when the agent is best served by the output as printed,
     one line when an earlier call of the session printed the same
-    (``agentout.agents.claude_bash.repeated``), else ``text``. What the capture then holds
-    is noted for the ``PostToolUse`` hook, which leaves it as it is. ``tasks``: a task
+    (``agentout.agents.claude_bash.repeated``), else ``text``. A cut whose output could not
+    be stored would lose lines: the capture then keeps the output as printed. What the
+    capture then holds is noted for the ``PostToolUse`` hook, which leaves it as it is. ``tasks``: a task
     runner's recipe lines were each reduced, so what the capture holds is not as printed
     (it has agentout's own marks in it): it is always replaced."""
     delivery = done.delivery
     as_printed = delivery.form == "whole" and not delivery.secrets and not tasks
+    if delivery.form == "cut" and delivery.ref is None and not tasks:
+        as_printed = True  # nowhere to keep what a cut leaves out: the capture keeps it all
     raw = delivery.raw if isinstance(delivery.raw, str) else None
     if not as_printed and not delivery.secrets and not tasks:  # never more than the output
         if len(text.encode("utf-8", "surrogateescape")) >= delivery.raw_bytes > 0:
