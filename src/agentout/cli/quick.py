@@ -166,9 +166,9 @@ def _in_capture(done: Any, text: str, tasks: bool = False) -> str:
     one line when an earlier call of the session printed the same
     (``agentout.agents.claude_bash.repeated``), else ``text``. A cut whose output could not
     be stored would lose lines: the capture then keeps the output as printed. What the
-    capture then holds is noted for the ``PostToolUse`` hook, which leaves it as it is. ``tasks``: a task
-    runner's recipe lines were each reduced, so what the capture holds is not as printed
-    (it has agentout's own marks in it): it is always replaced."""
+    capture then holds is noted for the ``PostToolUse`` hook, which leaves it as it is.
+    ``tasks``: a task runner's recipe lines were each reduced, so what the capture holds is
+    not as printed (it has agentout's own marks in it): it is always replaced."""
     delivery = done.delivery
     as_printed = delivery.form == "whole" and not delivery.secrets and not tasks
     if delivery.form == "cut" and delivery.ref is None and not tasks:
