@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["AgentoutError", "InputError", "SpillError"]
+__all__ = ["AgentoutError", "InputError", "SpillError", "install_hint"]
 
 
 class AgentoutError(Exception):
@@ -27,3 +27,12 @@ class InputError(AgentoutError):
 class SpillError(AgentoutError):
     """A private directory or the store is unsafe, or a reference is not a file agentout
     spilled there."""
+
+
+def install_hint(extra: str) -> str:
+    """How to add one of agentout's extras: agentout is installed from its own folder (a
+    clone, with uv tool or pipx), not from a package index."""
+    return (
+        f"in agentout's folder, uv tool install --reinstall '.[{extra}]' "
+        f"(or pipx install --force '.[{extra}]')"
+    )

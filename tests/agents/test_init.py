@@ -137,3 +137,34 @@ def test_a_broken_second_file_stops_before_any_write(dirs: tuple[Path, Path]) ->
     assert status == 2
     assert ".claude.json:1:4: " in said
     assert _tree(home, project) == before
+
+
+@pytest.mark.parametrize("agent", ["claude", "cursor", "gemini"])
+def test_without_the_mcp_extra_no_server_entry_is_written(
+    dirs: tuple[Path, Path], tmp_path: Path, agent: str
+) -> None:
+    """An entry that would start nothing is not written: init says how to add the extra
+    (from agentout's own folder: agentout is not on a package index), and --show passes."""
+    import os
+    import subprocess
+    import sys
+
+    hidden = tmp_path / "hidden"
+    (hidden / "mcp").mkdir(parents=True)
+    (hidden / "mcp" / "__init__.py").write_text("raise ImportError('mcp is not installed')\n")
+    home, project = dirs
+    env = {**os.environ, "PYTHONPATH": str(hidden), "HOME": str(home)}
+    command = [sys.executable, "-c", "from agentout.cli import main; main()", "init", agent]
+    done = subprocess.run(
+        [*command, "--project", str(project)], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "mcpServers" not in done.stdout
+    assert "agentout serve" not in "".join(p.read_text() for p in project.rglob("*") if p.is_file())
+    assert "note: no MCP server entry: the MCP server needs agentout's mcp extra: " in done.stdout
+    assert "pip install 'agentout" not in done.stdout
+    assert "MCP tools" not in "".join(p.read_text() for p in project.rglob("*.md"))
+    shown = subprocess.run(
+        [*command, "--show", "--project", str(project)], env=env, capture_output=True, check=False
+    )
+    assert shown.returncode == 0, shown.stdout

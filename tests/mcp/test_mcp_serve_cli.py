@@ -34,7 +34,8 @@ def test_without_the_extra_it_says_how_to_install_it() -> None:
     )
     assert done.returncode == 2
     assert done.stderr == (
-        "agentout: the MCP server needs the mcp extra: pip install 'agentout[mcp]'\n"
+        "agentout: the MCP server needs agentout's mcp extra: in agentout's folder, "
+        "uv tool install --reinstall '.[mcp]' (or pipx install --force '.[mcp]')\n"
     )
     assert done.stdout == ""
 

@@ -6,7 +6,11 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["check_hook", "instructions", "mcp_server"]
+from agentout.errors import install_hint
+
+__all__ = ["MCP_HINT", "check_hook", "instructions", "mcp_available", "mcp_server"]
+
+MCP_HINT = f"the MCP server needs agentout's mcp extra: {install_hint('mcp')}"
 
 
 def mcp_server(agentout: Sequence[str]) -> dict[str, Any]:
@@ -14,16 +18,38 @@ def mcp_server(agentout: Sequence[str]) -> dict[str, Any]:
     return {"command": agentout[0], "args": [*agentout[1:], "serve"]}
 
 
-def instructions(agentout: Sequence[str] | None = None) -> tuple[str, ...]:
-    """At most three lines for the agent's instructions file."""
+def mcp_available() -> bool:
+    """Whether the MCP SDK (agentout's ``mcp`` extra) is installed beside agentout."""
+    try:
+        import mcp  # noqa: F401  (init only: not a hook's path)
+    except ImportError:
+        return False
+    return True
+
+
+def instructions(
+    agentout: Sequence[str] | None = None, *, reached: bool = False, mcp: bool = True
+) -> tuple[str, ...]:
+    """At most three lines for the agent's instructions file. ``reached``: agentout
+    reduces the agent's commands by itself (Claude Code's session functions), so the
+    agent is only told how to read what was left out; ``mcp``: the MCP server is there."""
     run = "agentout" if agentout is None else shlex.join(agentout)
-    return (
-        f"For commands with long output, run `{run} run -- CMD` (a pipeline: "
-        f"`{run} run --shell 'CMD'`): it prints the lines that matter and keeps the rest "
-        "for `agentout show ID`.",
+    if reached:
+        first = (
+            "agentout shortens the output of your commands (tests, builds, linters, git): "
+            "run the `agentout show ...` command it names to read what was left out."
+        )
+    else:
+        first = (
+            f"For commands with long output, run `{run} run -- CMD` (a pipeline: "
+            f"`{run} run --shell 'CMD'`): it prints the lines that matter and keeps the rest "
+            "for `agentout show ID`."
+        )
+    tools = (
         "The agentout MCP tools (read_output, query_records, run_tests, notes_context) "
-        "return results within a token budget.",
+        "return results within a token budget."
     )
+    return (first, tools) if mcp else (first,)
 
 
 def check_hook(

@@ -120,6 +120,11 @@ def target(edit: Edit) -> tuple[str, ...]:
     return (where, "hooks", edit.event, edit.marker)
 
 
+def serves_mcp(edit: Edit) -> bool:
+    """Whether the edit is an entry that starts agentout's MCP server."""
+    return isinstance(edit, JsonEntry) and _runs_agentout_serve(edit.value)
+
+
 def _runs_agentout_serve(value: Any) -> bool:
     """An MCP server entry that starts ``agentout serve`` (by any path, or ``-m agentout``)."""
     if not isinstance(value, dict):

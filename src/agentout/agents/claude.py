@@ -77,7 +77,7 @@ def edits(
             {"type": "stdio", **mcp_server(started)},
             loose=True,
         ),
-        TextBlock(notes, instructions()),
+        TextBlock(notes, instructions(reached=True)),
     ]
     if not ledger:
         wanted.append(JsonEntry(settings, ("env",), "AGENTOUT_LEDGER", "0"))

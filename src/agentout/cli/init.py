@@ -82,6 +82,11 @@ def init(
     where = "global" if global_ else str(project)
     server, note = _shared_command(agentout)
     wanted = _edits(agent, scope, project, agentout, server, no_ledger, output_hook)
+    from agentout.agents._common import MCP_HINT, mcp_available
+
+    without_mcp = not mcp_available()
+    if without_mcp and not uninstall:  # an entry that would start nothing is not written
+        wanted = _without_mcp(wanted)
     if show:
         _show(agent, wanted, agentout)
         return
@@ -110,8 +115,10 @@ def init(
         added += changed
         click.echo(f"{'added' if changed else 'unchanged':9} {edit.describe()}")
     _installs.record(agent, where, present=True)
-    if added and note is not None and not global_ and agent in _SHARED_FILES:
+    if added and note is not None and not global_ and agent in _SHARED_FILES and not without_mcp:
         click.echo(f"note: {_SHARED_FILES[agent]} starts the MCP server as {note}")
+    if without_mcp:
+        click.echo(f"note: no MCP server entry: {MCP_HINT}; then run init again")
 
 
 def _edits(
@@ -139,6 +146,23 @@ def _edits(
         **extra,
     )
     return edits
+
+
+def _without_mcp(edits: Sequence[Any]) -> list[Any]:
+    """The edits but the MCP server's entry, and instructions that do not name its tools."""
+    import dataclasses
+
+    from agentout.agents._install import TextBlock, serves_mcp
+
+    kept = []
+    for edit in edits:
+        if serves_mcp(edit):
+            continue
+        if isinstance(edit, TextBlock):
+            lines = tuple(line for line in edit.lines if "agentout MCP tools" not in line)
+            edit = dataclasses.replace(edit, lines=lines)
+        kept.append(edit)
+    return kept
 
 
 def _unique(edits: Sequence[Any]) -> list[Any]:

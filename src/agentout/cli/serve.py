@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from agentout.agents._common import MCP_HINT
 from agentout.cli._options import fail, reports_errors, tokenizer_option
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 HOST = "127.0.0.1"
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-INSTALL_HINT = "the MCP server needs the mcp extra: pip install 'agentout[mcp]'"
+INSTALL_HINT = MCP_HINT
 
 
 def _check_namespace(_ctx: Any, _param: Any, value: str | None) -> str | None:

@@ -150,7 +150,9 @@ def _open(target: str, mode: str) -> Iterator[IO[bytes]]:
         try:
             import fsspec
         except ImportError:
-            raise InputError("a URL needs fsspec: pip install 'agentout[s3]'", target) from None
+            from agentout.errors import install_hint
+
+            raise InputError(f"a URL needs fsspec: {install_hint('s3')}", target) from None
         with fsspec.open(target, mode) as handle:
             yield handle
         return
@@ -184,7 +186,9 @@ def _write_parquet(records: list[dict[str, Any]], target: str) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise InputError("Parquet needs pyarrow: pip install 'agentout[parquet]'", target) from None
+        from agentout.errors import install_hint
+
+        raise InputError(f"Parquet needs pyarrow: {install_hint('parquet')}", target) from None
     schema = pa.schema([(name, pa.type_for_alias(kind)) for name, kind in COLUMNS.items()])
     columns = {name: [r[name] for r in records] for name in COLUMNS}
     table = pa.Table.from_pydict(columns, schema=schema)

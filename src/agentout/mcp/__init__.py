@@ -7,8 +7,8 @@
 
 ``budgeted`` (one tool), ``budget_server`` / ``BudgetMiddleware`` (every tool of an SDK
 server) and ``create_server`` (agentout's own tools) need the ``mcp`` extra
-(``pip install 'agentout[mcp]'``); they are imported on first use, so importing this
-package costs nothing. ``agentout.mcp.fit`` (fitting text and JSON) needs no SDK.
+(``uv tool install '.[mcp]'`` in agentout's folder); they are imported on first use, so
+importing this package costs nothing. ``agentout.mcp.fit`` (fitting text and JSON) needs no SDK.
 """
 
 from __future__ import annotations

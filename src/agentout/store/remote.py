@@ -72,8 +72,10 @@ class RemoteStore:
             fs = fsspec.filesystem(protocol, **options)
         except ImportError as exc:
             extra, package = EXTRAS[protocol]
+            from agentout.errors import install_hint
+
             raise StoreUnreachable(
-                f"{protocol}:// needs {package}: pip install 'agentout[{extra}]' ({exc})"
+                f"{protocol}:// needs {package}: {install_hint(extra)} ({exc})"
             ) from None
         except Exception as exc:
             raise StoreUnreachable(reason(exc)) from exc

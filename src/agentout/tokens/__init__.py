@@ -257,8 +257,10 @@ class HuggingFaceTokenizer:
         try:
             from tokenizers import Tokenizer as _HFTokenizer
         except ImportError as exc:  # pragma: no cover - exercised only without the extra
+            from agentout.errors import install_hint
+
             raise UnknownTokenizerError(
-                "a tokenizer.json needs the 'tokenizers' package: pip install 'agentout[hf]'"
+                "a tokenizer.json needs the 'tokenizers' package: " + install_hint("hf")
             ) from exc
         self.path = Path(path)
         self.name = f"hf:{self.path}"

@@ -35,7 +35,9 @@ def sql_items(
     try:
         import duckdb
     except ImportError:
-        raise ValueError("--sql needs DuckDB: pip install 'agentout[sql]'") from None
+        from agentout.errors import install_hint
+
+        raise ValueError(f"--sql needs DuckDB: {install_hint('sql')}") from None
 
     files: list[str] = []
     for path in paths:
