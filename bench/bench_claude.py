@@ -22,98 +22,23 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from _common import ROOT, quick, rounds, table, verdict
-from agentout.reducers.facts import Fact, lost
+from _common import quick, rounds, table, verdict
 from agentout.tokens import count
 from shell import heldout
-from shell.capture import capture
-from shell.cases import Case
+from shell.claude import VERSION, Sandbox, client_env, command_of, sandbox, through_client
 from shell.tools import prepare_tools
 from shell.workspace import Workspace, prepare
-
-sys.path.insert(0, str(ROOT / "tests"))
-from claude_code import VERSION, Sandbox, sandbox
 
 BUILD_TARGET = 900  # tokens the failing build script may cost, all 7 errors kept
 CORPUS_TARGET = 6_640  # tokens of the whole corpus, every fact kept
 ADDED_TARGET = 0.050  # seconds the function may add to a small command (median)
-_CLIENT_ENV = ("LANG", "LC_ALL", "TZ", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM",
-               "PYTHONDONTWRITEBYTECODE", "PIP_DISABLE_PIP_VERSION_CHECK", "PIP_NO_INPUT",
-               "CARGO_NET_OFFLINE", "RUSTUP_HOME", "CARGO_HOME", "JAVA_HOME")  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Reached:
-    case: Case
-    facts: tuple[Fact, ...]
-    raw: str
-    exit: int
-    plain: str  # what the model reads with no agentout
-    model: str  # what the model reads with agentout
-
-    def kept(self, text: str) -> int:
-        return len(self.facts) - len(list(lost(self.facts, text.encode())))
-
-
-def _command(case: Case) -> str:
-    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in case.env)
-    return f"{env} {shlex.join(case.argv)}".strip()
-
-
-def _client_env(ws: Workspace) -> dict[str, str]:
-    return {k: v for k, v in ws.env.items() if k in _CLIENT_ENV}
-
-
-def _tools_path(ws: Workspace) -> str:
-    return os.pathsep.join(ws.tools.path)
-
-
-def _sessions(ws: Workspace, cases: Sequence[Case], box: Sandbox, plain: Sandbox) -> list[Reached]:
-    """Each case's own output, then the calls of each folder in one session of each
-    client (with agentout, then without), every case reset before each run."""
-    reached: list[Reached] = []
-    folders: dict[str, list[Case]] = {}
-    for case in cases:
-        folders.setdefault(case.cwd, []).append(case)
-    env = _client_env(ws)
-    for folder, group in folders.items():
-        cwd = ws.root / folder
-        own = {}
-        for case in group:
-            case.reset(ws.root)
-            done = capture(["bash", "-c", _command(case)], cwd, ws.env)
-            own[case.name] = done
-        outputs = {}
-        for which, client in (("plain", plain), ("agentout", box)):
-            for case in group:
-                case.reset(ws.root)
-            session = client.session([_command(c) for c in group], env=env, cwd=cwd)
-            outputs[which] = [r.content for r in session.results]
-        for index, case in enumerate(group):
-            raw = own[case.name].output.decode("utf-8", "replace")
-            reached.append(
-                Reached(
-                    case, tuple(case.facts(raw)), raw, own[case.name].exit,
-                    outputs["plain"][index], outputs["agentout"][index],
-                )
-            )  # fmt: skip
-            r = reached[-1]
-            print(
-                f"bench: claude: {case.name}: raw {count(raw)}, plain {count(r.plain)} "
-                f"({r.kept(r.plain)}/{len(r.facts)}), agentout {count(r.model)} "
-                f"({r.kept(r.model)}/{len(r.facts)})",
-                file=sys.stderr,
-            )
-    return reached
 
 
 def _secrets(ws: Workspace, box: Sandbox) -> tuple[str, bool]:
     place = ws.root / "heldout" / "secrets"
-    env = {**_client_env(ws), **heldout.SECRET_ENV}
+    env = {**client_env(ws), **heldout.SECRET_ENV}
     session = box.session(list(heldout.SECRET_COMMANDS), env=env, cwd=place)
     rows: list[list[object]] = []
     reached = 0
@@ -238,16 +163,16 @@ def main() -> str:
         cases = [c for c in heldout.HELD_OUT if not c.missing(tools)]
         if quick():
             cases = cases[:3] + [c for c in cases if c.name == "build-script"]
-        path = _tools_path(ws)
+        path = os.pathsep.join(ws.tools.path)
         with sandbox(ws.root, path) as box, sandbox(ws.root, path) as plain:
             box.init("--global")
-            reached = _sessions(ws, cases, box, plain)
+            reached = through_client(ws, cases, box, plain, "claude")
             secrets, secrets_ok = _secrets(ws, box)
         added, added_ok = _added_time(ws)
     rows: list[list[object]] = []
     for r in reached:
         rows.append(
-            [f"`{_command(r.case)}`", r.exit, f"{count(r.raw):,}",
+            [f"`{command_of(r.case)}`", r.exit, f"{count(r.raw):,}",
              f"{count(r.plain):,} ({r.kept(r.plain)}/{len(r.facts)})",
              f"{count(r.model):,} ({r.kept(r.model)}/{len(r.facts)})"]
         )  # fmt: skip

@@ -1,7 +1,7 @@
-"""What the model reads of everyday commands that succeed with large output, as Claude
-Code reaches agentout: right after ``agentout init claude`` (no allow rules: each command
-runs as written and the PostToolUse hook answers), and through ``agentout run`` (what an
-allow rule routes), side by side with the raw output and rtk.
+"""What the model reads of everyday commands that succeed with large output, in the real
+Claude Code client (bench/shell/claude.py) right after ``agentout init claude`` (agentout's
+functions in the session's shell, and the PostToolUse hook), beside the same client with
+no agentout, ``agentout run`` itself, the raw output and rtk.
 
 Eleven commands in a prepared checkout (bench/shell/heldout.py ``SIGNAL``): a source file
 under Claude Code's 30,000-character limit, ``git log -p``, a grep with about 480 matches,
@@ -13,21 +13,20 @@ at most 30,000 tokens for all eleven (issue 27).
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import sys
 import tempfile
-import uuid
 from pathlib import Path
 
 from _common import table, verdict
 from agentout.reducers.facts import lost
 from agentout.tokens import count
-from bench_reach import _rtk, _settings, as_claude, claude_home
 from shell import heldout
-from shell.capture import capture
+from shell.capture import capture, rtk_rewrite
+from shell.cases import Case
+from shell.claude import command_of, sandbox, through_client
 from shell.tools import prepare_tools
-from shell.workspace import ROOT, _app_log, prepare
+from shell.workspace import ROOT, Workspace, _app_log, prepare
 
 TARGET = 30_000
 
@@ -38,75 +37,76 @@ def _checkout(where: Path, revision: str, env: dict[str, str]) -> None:
     subprocess.run(["git", "checkout", "--quiet", revision], cwd=where, check=True, env=env)
 
 
+def _rtk(ws: Workspace, case: Case) -> tuple[int, bool] | None:
+    """rtk's form of the case's output (through its own rewrite), and whether it keeps
+    every fact; None without rtk."""
+    if not ws.tools.has("rtk"):
+        return None
+    cwd, env = case.where(ws.root), case.environment(ws.env)
+    argv = rtk_rewrite(case.argv, cwd, env) or list(case.argv)
+    raw = capture(list(case.argv), cwd, env).output.decode("utf-8", "replace")
+    out = capture(argv, cwd, env).output.decode("utf-8", "replace")
+    return count(out), not lost(tuple(case.facts(raw)), out.encode())
+
+
 def main() -> str:
     tools = prepare_tools()
     with tempfile.TemporaryDirectory(prefix="agentout-bench-signal-") as tmp:
         ws = prepare(Path(tmp), tools)
         _checkout(ws.root / heldout.SIGNAL_TREE, heldout.SIGNAL_REVISION, ws.env)
         _app_log(ws.root / "logs" / "signal.log", lines=heldout.SIGNAL_LOG_LINES)
-        env, scratch = claude_home(ws)
         cases = [c for c in heldout.SIGNAL if not c.missing(tools)]
-        _settings(ws, cases, rules=False)
-        session = f"bench-signal-{uuid.uuid4().hex[:8]}"
+        path = os.pathsep.join(ws.tools.path)
+        with sandbox(ws.root, path) as box, sandbox(ws.root, path) as plain:
+            box.init("--global")
+            reached = through_client(ws, cases, box, plain, "signal")
         agentout = [sys.executable, "-E", str(Path(sys.executable).parent / "agentout")]
-        rows, totals = [], {"raw": 0, "hook": 0, "run": 0, "rtk": 0}
-        kept = {"hook": 0, "run": 0, "rtk": 0}
+        rows, totals = [], {"raw": 0, "plain": 0, "model": 0, "run": 0, "rtk": 0}
+        kept = {"plain": 0, "model": 0, "run": 0}
         facts_total = 0
         rtk_known = True
-        for case in cases:
-            hooked = as_claude(ws, case, env, session, scratch)
-            cwd = case.where(ws.root)
-            ran = capture([*agentout, "run", "--", *case.argv], cwd, case.environment(env))
+        for r in reached:
+            case = r.case
+            ran = capture([*agentout, "run", "--", *case.argv], case.where(ws.root),
+                          case.environment(ws.env))  # fmt: skip
             run_text = ran.output.decode("utf-8", "replace")
-            facts = hooked.facts
-            run_lost = list(lost(facts, run_text.encode()))
-            theirs = _rtk(ws, case, env)
+            theirs = _rtk(ws, case)
             rtk_known = rtk_known and theirs is not None
-            rtk_lost = None
             if theirs is not None:
-                rtk_text_tokens, rtk_whole = theirs
-                totals["rtk"] += rtk_text_tokens
-                rtk_lost = 0 if rtk_whole else None
-            facts_total += len(facts)
-            kept["hook"] += len(facts) - len(hooked.lost)
-            kept["run"] += len(facts) - len(run_lost)
-            totals["raw"] += hooked.raw_tokens
-            totals["hook"] += hooked.tokens
-            totals["run"] += count(run_text)
+                totals["rtk"] += theirs[0]
+            facts_total += len(r.facts)
+            for name, text in (("plain", r.plain), ("model", r.model), ("run", run_text)):
+                kept[name] += r.kept(text)
+                totals[name] += count(text)
+            totals["raw"] += count(r.raw)
             rows.append(
                 [
-                    f"`{shlex.join(case.argv)}`",
-                    f"{hooked.raw_tokens:,}",
-                    f"{hooked.tokens:,} ({hooked.path})",
-                    f"{len(facts) - len(hooked.lost)}/{len(facts)}",
-                    f"{count(run_text):,}",
-                    f"{len(facts) - len(run_lost)}/{len(facts)}",
+                    f"`{command_of(case)}`",
+                    f"{count(r.raw):,}",
+                    f"{count(r.plain):,} ({r.kept(r.plain)}/{len(r.facts)})",
+                    f"{count(r.model):,} ({r.kept(r.model)}/{len(r.facts)})",
+                    f"{count(run_text):,} ({r.kept(run_text)}/{len(r.facts)})",
                     "n/a"
                     if theirs is None
-                    else f"{theirs[0]:,}" + ("" if rtk_lost == 0 else " (lost facts)"),
+                    else f"{theirs[0]:,}" + ("" if theirs[1] else " (lost facts)"),
                 ]
             )
-            print(
-                f"bench: signal: {case.name}: raw {hooked.raw_tokens} hook {hooked.tokens} "
-                f"run {count(run_text)} lost {len(hooked.lost)}/{len(run_lost)}",
-                file=sys.stderr,
-            )
-    headers = ["command", "raw", "model reads (no rules)", "facts", "agentout run", "facts"]
-    headers.append("rtk")
+    headers = ["command", "raw", "Claude Code alone", "with agentout", "agentout run", "rtk"]
     ok = (
-        kept["hook"] == kept["run"] == facts_total
-        and totals["hook"] <= TARGET
+        kept["model"] == kept["run"] == facts_total
+        and totals["model"] <= TARGET
         and totals["run"] <= TARGET
     )
     rtk_tokens = f"{totals['rtk']:,}" if rtk_known else "n/a"
     parts = [
         "## Everyday commands with large output (signal)",
         (__doc__ or "").split("\n\n")[0].replace("\n", " ").replace("``", "`"),
+        "Each cell: tokens the model reads (facts kept / facts in the output).",
         table(headers, rows),
-        f"- Facts kept: {kept['hook']:,}/{facts_total:,} through the hook with no allow "
-        f"rules, {kept['run']:,}/{facts_total:,} through `agentout run`\n"
-        f"- Tokens in all: raw {totals['raw']:,}; the model reads **{totals['hook']:,}** "
-        f"(no rules) and **{totals['run']:,}** (`agentout run`); rtk "
+        f"- Facts kept: Claude Code alone {kept['plain']:,}/{facts_total:,}; with agentout "
+        f"{kept['model']:,}/{facts_total:,}; `agentout run` {kept['run']:,}/{facts_total:,}\n"
+        f"- Tokens in all: raw {totals['raw']:,}; Claude Code alone {totals['plain']:,}; with "
+        f"agentout **{totals['model']:,}**; `agentout run` **{totals['run']:,}**; rtk "
         f"{rtk_tokens}\n"
         f"- Every fact kept, at most {TARGET:,} tokens in all: {verdict(ok)}",
     ]

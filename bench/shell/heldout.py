@@ -1,9 +1,9 @@
 """A held-out corpus: ten everyday commands, other invocations than the tuning corpus
 (bench/shell/cases.py) where the workspace allows, and a build script no reducer knows;
-plus the planted secrets. Measured by bench/bench_reach.py as Claude Code reaches agentout.
+plus the planted secrets. Measured by bench/bench_claude.py in the real Claude Code client.
 
-Six cases exit 0 (they reach the PostToolUse hook); four fail (only the PreToolUse rewrite
-can reduce them, and only with an allow rule).
+Six cases exit 0; four fail (Claude Code cuts a failing command's output to 10,000
+characters; agentout's functions in its shell reduce them where it captures them).
 """
 
 from __future__ import annotations
