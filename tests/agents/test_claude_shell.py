@@ -334,3 +334,39 @@ def test_a_sandbox_that_denies_the_store_and_the_socket_loses_nothing(shell: She
     assert held.startswith(raw) or held == raw
     assert extra.count(b"\n") <= 1
     assert extra == b"" or extra.startswith(b"agentout: ")
+
+
+def test_the_clients_kill_reaches_the_command_and_what_it_printed_stays(shell: Shell) -> None:
+    """Claude Code ends a call by signalling its process group (then SIGKILL after 5 s):
+    the command gets the signal itself, what it printed is in the capture, and the call
+    ends as it would with no function."""
+    command = "python3 -c 'import time; print(\"started\", flush=True); time.sleep(60)'"
+    shell.note(command)
+    ended = [_killed(shell, command, functions) for functions in (True, False)]
+    assert ended[0] == ended[1] == (-15, b"started\n")
+
+
+def _killed(shell: Shell, command: str, functions: bool) -> tuple[int, bytes]:
+    import signal
+    import time
+
+    target = shell.tasks / f"killed-{functions}.output"
+    line = f"eval {shlex.quote(command)} < /dev/null"
+    if functions:
+        line = f"source {shlex.quote(str(shell.functions))} && {line}"
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        child = subprocess.Popen(
+            ["bash", "-c", line], stdin=subprocess.DEVNULL, stdout=fd, stderr=fd,
+            cwd=shell.project, env=shell.env, start_new_session=True,
+        )  # fmt: skip
+    finally:
+        os.close(fd)
+    deadline = time.monotonic() + 30
+    while b"started\n" not in target.read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert target.read_bytes() == b"started\n"  # copied to the capture as it came
+    os.killpg(child.pid, signal.SIGTERM)
+    status = child.wait(timeout=10)
+    time.sleep(0.2)  # anything agentout would still write
+    return status, target.read_bytes()

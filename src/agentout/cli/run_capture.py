@@ -85,6 +85,9 @@ def main(args: Sequence[str], options: dict[str, Any], *, warm: bool = True) -> 
             from agentout.cli import quick
 
             status = printed.run(lambda _o: quick.deliver(**options), None)
+    except KeyboardInterrupt:  # a second Ctrl-C while delivering: the file stays as printed
+        printed.restore()
+        _exit(outcome.exit_status if outcome is not None else 130, outcome)
     except Exception as exc:  # the file holds the output as printed: it stays so
         printed.restore()
         _say(f"agentout: {type(exc).__name__}: {exc}; the output is as printed")
