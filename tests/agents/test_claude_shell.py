@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -89,6 +90,13 @@ class Shell:
         if noted:
             self.note(command, background)
         target = capture or self.tasks / f"b{self.calls:04d}.output"
+        child = self.start(command, target, functions=functions, before=before)
+        return child.wait(timeout=120), target.read_bytes()
+
+    def start(
+        self, command: str, target: Path, *, functions: bool = True, before: str = "", **popen: Any
+    ) -> subprocess.Popen[bytes]:
+        """The call started, stdout and stderr appended to ``target``."""
         line = f"eval {shlex.quote(command)} < /dev/null && pwd -P >| {self.root}/cwd"
         if functions:
             line = f"source {shlex.quote(str(self.functions))} && {line}"
@@ -96,19 +104,12 @@ class Shell:
             line = f"{before}\n{line}"
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            done = subprocess.run(
-                ["bash", "-c", line],
-                stdin=subprocess.DEVNULL,
-                stdout=fd,
-                stderr=fd,
-                cwd=self.project,
-                env=self.env,
-                timeout=120,
-                check=False,
-            )
+            return subprocess.Popen(
+                ["bash", "-c", line], stdin=subprocess.DEVNULL, stdout=fd, stderr=fd,
+                cwd=self.project, env=self.env, **popen,
+            )  # fmt: skip
         finally:
             os.close(fd)
-        return done.returncode, target.read_bytes()
 
     def both(self, command: str, **options: object) -> tuple[tuple[int, bytes], tuple[int, bytes]]:
         """The call with the functions, and without them."""
@@ -351,17 +352,7 @@ def _killed(shell: Shell, command: str, functions: bool) -> tuple[int, bytes]:
     import time
 
     target = shell.tasks / f"killed-{functions}.output"
-    line = f"eval {shlex.quote(command)} < /dev/null"
-    if functions:
-        line = f"source {shlex.quote(str(shell.functions))} && {line}"
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    try:
-        child = subprocess.Popen(
-            ["bash", "-c", line], stdin=subprocess.DEVNULL, stdout=fd, stderr=fd,
-            cwd=shell.project, env=shell.env, start_new_session=True,
-        )  # fmt: skip
-    finally:
-        os.close(fd)
+    child = shell.start(command, target, functions=functions, start_new_session=True)
     deadline = time.monotonic() + 30
     while b"started\n" not in target.read_bytes() and time.monotonic() < deadline:
         time.sleep(0.05)
