@@ -175,6 +175,8 @@ def deliver_output(
     head.setdefault("exit", exit_status)
     if capture.warning:
         head["warning"] = capture.warning
+    if capture.capped:  # past the store's cap: its head and tail are kept, and it says so
+        head["capped"] = capture.capped
     data = capture.whole(max(settings.threshold, REDUCE_MAX_BYTES if reducer else 0))
     if data is not None and redactor is not None:
         data, hidden = redactor.redact_bytes(data)
