@@ -86,6 +86,11 @@ def test_an_endless_producer_is_kept_as_head_and_tail_and_counted(
         check=True,
     )
     assert f"{dropped} bytes ({dropped // 2} lines) of the output not kept" in shown.stdout.decode()
+    assert kept.name.startswith("run_cut-")  # and every page of it says so
+    page = subprocess.run(
+        [SCRIPT, "show", ref, "--lines", "1:3"], capture_output=True, env=env, check=True
+    )
+    assert closing_fields(page.stdout.decode())["capped"].startswith("the middle not kept")
 
 
 def test_the_default_cap_bounds_the_store(tmp_path: Path) -> None:

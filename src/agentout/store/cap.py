@@ -5,6 +5,7 @@ would otherwise fill the disk: ``agentout run -- yes`` wrote 1.7 GB in 5 s. Past
 a stored output keeps its first part (the head, ``cap - tail``) and its last part (the
 tail, ``tail_bytes(cap)``), each starting and ending at a line where it can; what lies
 between is counted, not kept, and one line in the stored file says where and how much.
+Its name says so too (``run_cut-HEX.log``), for ``agentout show`` to say it on every page.
 
 The cap is ``$AGENTOUT_STORE_MAX_BYTES``, else ``max_bytes`` in the ``[store]`` table of
 ``config.toml``, else 256 MiB: far more than anyone pages through, far less than a disk.
@@ -17,16 +18,19 @@ from __future__ import annotations
 import os
 
 __all__ = [
+    "CUT_KIND",
     "DEFAULT_CAP",
     "ENV_CAP",
     "MIN_CAP",
     "cut_marker",
+    "is_cut",
     "parse_size",
     "size_text",
     "store_cap",
     "tail_bytes",
 ]
 
+CUT_KIND = "_cut"  # ends the kind of a capped output's name (run_cut-HEX.log)
 DEFAULT_CAP = 256 << 20
 MIN_CAP = 1 << 20
 ENV_CAP = "AGENTOUT_STORE_MAX_BYTES"
@@ -112,6 +116,11 @@ def size_text(size: int) -> str:
         if size >= scale:
             return f"{size / scale:.4g} {unit}"
     return f"{size} bytes"
+
+
+def is_cut(name: str) -> bool:
+    """Whether the stored file ``name`` is a capped output (its kind says so)."""
+    return name.split("-", 1)[0].endswith(CUT_KIND)
 
 
 def cut_marker(dropped: int, lines: int, cap: int) -> bytes:

@@ -231,9 +231,10 @@ class Capture:
             return
         try:
             if self.dropped:
-                from agentout.store.cap import cut_marker
+                from agentout.store.cap import CUT_KIND, cut_marker
 
                 assert self.cap is not None
+                writer.rename_kind(self.kind + CUT_KIND)
                 if writer.size and not self._ends_line(writer):
                     writer.write(b"\n")
                 writer.write(cut_marker(self.dropped, self.dropped_lines, self.cap))
