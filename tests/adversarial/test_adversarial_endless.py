@@ -133,3 +133,17 @@ def test_a_reader_that_goes_away_stops_the_command_as_a_pipe_would(
     assert time.monotonic() - started < 30
     assert b"Traceback" not in err
     assert stored(store)  # what it printed until then is kept
+
+
+def test_the_cap_is_said_within_the_tightest_budget(tmp_path: Path) -> None:
+    """``capped=`` is a fact, kept by every envelope, as ``exit=`` is."""
+    env = {**os.environ, "AGENTOUT_SPILL_DIR": str(tmp_path), "AGENTOUT_HOOK_SERVER": "0"}
+    done = subprocess.run(
+        [*AGENTOUT, "run", "--max-tokens", "60", "--shell", "seq 1 2000000"],
+        capture_output=True,
+        env={**env, "AGENTOUT_STORE_MAX_BYTES": "1MiB"},
+        timeout=120,
+        check=True,
+    )
+    fields = closing_fields(done.stdout.decode())
+    assert fields["capped"] == "14888896 bytes, 2000000 lines; 13840332 bytes not kept"
