@@ -109,6 +109,33 @@ def test_agentout_run_says_when_it_stopped_reading_a_held_pipe(agentout, tmp_pat
     assert closing_fields(text)["held_open"] == "2s"
 
 
+def test_a_held_pipe_is_said_warm_as_cold(runtime: Runtime, tmp_path: Path) -> None:
+    """The same run served warm: the client read the pipe, and the server's child, which
+    delivers, says what the client gave up, byte for byte as the cold run says it."""
+    runtime.start()
+    pgid_file = tmp_path / "pgid"
+    script = f"echo before; (sleep 20; echo late) & echo $$ > {pgid_file}; echo after"
+    env = {**runtime.env(warm=False), "AGENTOUT_SPILL_DIR": str(tmp_path / "spill")}
+    outputs = []
+    for served in ("1", "0"):
+        try:
+            done = subprocess.run(
+                [SCRIPT, "run", "--", "sh", "-c", script],
+                capture_output=True,
+                env={**env, "AGENTOUT_HOOK_SERVER": served, "PYTHONPROFILEIMPORTTIME": served},
+                timeout=120,
+                check=False,
+            )
+        finally:
+            os.killpg(int(pgid_file.read_text()), signal.SIGKILL)
+        outputs.append(done.stdout)
+        if served == "1":  # the client imported none of the delivery: the server gave it
+            assert b"import time:" in done.stderr
+            assert b"agentout.deliver" not in done.stderr
+    assert outputs[0] == outputs[1]
+    assert closing_fields(outputs[0].decode())["held_open"] == "2s"
+
+
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
