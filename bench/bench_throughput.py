@@ -3,12 +3,15 @@
 Two outputs an agent meets when a command runs away: ``seq 1 10000000`` (79 MB, ten
 million short lines) and 1 GB of ``yes`` (``yes | head -c 1000000000``). Each runs raw
 (its output read from a pipe and thrown away, as a shell tool would read it), through
-``agentout run`` (the output kept whole in the store as it arrives, the lines that matter
+``agentout run`` (the output kept in the store as it arrives, the lines that matter
 shown), and through rtk's catch-all filter (``rtk err``, which truncates what it reads at
-10 MiB), in the same run, taking turns. Wall time is the clock's around each process,
-peak resident memory GNU time's (``/usr/bin/time -f %M``). Checked: the stored copy is
-the command's output byte for byte (SHA-256), and ``duration=`` in the header is the
-command's own time, not agentout's.
+10 MiB), in the same run, taking turns. For 1 GB of ``yes`` the store's cap is turned off
+(``AGENTOUT_STORE_MAX_BYTES=0``: the output kept whole), and then run once more at the
+default cap, 256 MiB (its head and tail kept, every byte counted). Wall time is the
+clock's around each process, peak resident memory GNU time's (``/usr/bin/time -f %M``).
+Checked: the stored copy is the command's output byte for byte (SHA-256), or at the cap
+at most 256 MiB and a line, with the closing line's exact count of the bytes and lines;
+and ``duration=`` in the header is the command's own time, not agentout's.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ SEQ_BOUND = 2.0  # seconds for all of `agentout run -- seq 1 10000000`
 YES_BOUND = 20.0  # seconds for 1 GB of yes
 RSS_BOUND = 100 * 1024  # KiB
 _REF = re.compile(r"agentout show ([0-9a-f]{16})\]\s*\Z")
+_CAPPED = re.compile(r"capped=(\d+) bytes, (\d+) lines; (\d+) bytes not kept")
+CAP = 256 << 20  # agentout.store.cap.DEFAULT_CAP
 _DURATION = re.compile(r"\bduration=([0-9.]+)s?\b")
 
 
@@ -94,8 +99,11 @@ def main() -> str:
     rows, notes, ok = [], [], True
     with tempfile.TemporaryDirectory(prefix="agentout-bench-throughput-") as tmp:
         store = Path(tmp) / "spill"
-        env = {**os.environ, "AGENTOUT_SPILL_DIR": str(store), "AGENTOUT_LEDGER": "0"}
+        base = {**os.environ, "AGENTOUT_SPILL_DIR": str(store), "AGENTOUT_LEDGER": "0"}
+        base.pop("AGENTOUT_STORE_MAX_BYTES", None)
         for name, argv in cases.items():
+            # the store's cap off for the whole copy's check; at the cap: _capped
+            env = base if name.startswith("`seq") else {**base, "AGENTOUT_STORE_MAX_BYTES": "0"}
             ways = {"raw": argv, "agentout run": [*_agentout(), "run", "--", *argv]}
             if rtk is not None:
                 ways["rtk err"] = [rtk, "err", *argv]
@@ -140,6 +148,11 @@ def main() -> str:
                 f"{duration.group(1) + ' s' if duration else 'not found'} "
                 f"(the command's own time) — {verdict(good)}"
             )
+            if not name.startswith("`seq"):
+                good, row, note = _capped(name, argv, base, store, raw_wall, gigabyte)
+                ok = ok and good
+                rows.append(row)
+                notes.append(note)
     headers = ("output", "way", "wall (best)", "vs raw", "peak RSS")
     return "\n\n".join(
         [
@@ -151,6 +164,35 @@ def main() -> str:
             f"**Every bound held (time, memory, byte-exact copy): {verdict(ok)}**",
         ]
     )
+
+
+def _capped(
+    name: str, argv: list[str], env: dict[str, str], store: Path, raw_wall: float, size: int
+) -> tuple[bool, list[str], str]:
+    """``agentout run`` of ``argv`` at the default cap: the store holds at most the cap
+    and a line, and the closing line counts every byte and line of the output."""
+    for kept in store.glob("*"):
+        kept.unlink()
+    cap = CAP
+    if quick():  # 20 MB would not reach the default cap: a smaller one, set
+        cap, env = 4 << 20, {**env, "AGENTOUT_STORE_MAX_BYTES": "4MiB"}
+    wall, rss, out = _timed([*_agentout(), "run", "--", *argv], env)
+    counted = _CAPPED.search(out.decode("utf-8", "replace"))
+    files = [p for p in store.glob("*") if not p.name.startswith(".")]
+    held = sum(p.stat().st_size for p in files)
+    exact = counted is not None and counted.group(1, 2) == (str(size), str(size // 2))
+    bounded = len(files) == 1 and held <= cap + 300
+    good = exact and bounded and rss <= RSS_BOUND and (quick() or wall <= YES_BOUND)
+    at_cap = f"{name}, store at its cap"
+    row = [at_cap, "agentout run", seconds(wall), ratio(wall / max(raw_wall, 1e-3)),
+           f"{rss / 1024:.0f} MB"]  # fmt: skip
+    note = (
+        f"- {at_cap}: `agentout run` {seconds(wall)} (bound {YES_BOUND:g} s), peak "
+        f"{rss / 1024:.0f} MB (bound 100 MB), stored {held / (1 << 20):.1f} MiB (bound "
+        f"{cap >> 20} MiB and a line), every byte and line counted (`capped={size} bytes, "
+        f"{size // 2} lines`): {'yes' if exact else 'NO'} — {verdict(good)}"
+    )
+    return good, row, note
 
 
 if __name__ == "__main__":

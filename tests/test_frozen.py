@@ -30,7 +30,7 @@ def test_equality_hash_and_repr_come_from_the_fields_in_order() -> None:
     assert a != ("ls", 2, 0.5)  # another type is never equal
     assert repr(a) == (
         "CommandOutcome(argv=('ls',), exit_status=2, duration=0.5, signal=None, "
-        "error='no such file', timed_out=False, cancelled=False)"
+        "error='no such file', timed_out=False, cancelled=False, held_open=None)"
     )
 
 

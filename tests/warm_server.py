@@ -8,6 +8,7 @@ import contextlib
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -21,7 +22,16 @@ from agentout.agents import hook_client
 from agentout.agents._routing import hook_command
 from processes import alive
 
-__all__ = ["CLIENT", "WAIT", "Runtime", "impostor", "outdated_by", "runtime", "serving"]
+__all__ = [
+    "CLIENT",
+    "WAIT",
+    "Runtime",
+    "impostor",
+    "outdated_by",
+    "runtime",
+    "serving",
+    "taken_unanswered",
+]
 
 CLIENT = hook_command()
 WAIT = 30.0  # the server imports its modules and builds the tokenizer before it listens
@@ -130,6 +140,16 @@ def runtime(tmp_path: Path) -> Iterator[Runtime]:
     finally:
         made.stop()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def taken_unanswered(probe: socket.socket) -> bool:
+    """Whether all a call got back is the line that says a server's child took it (its
+    pid), and then the end: taken, and no answer (the client then answers cold)."""
+    received = b""
+    while chunk := probe.recv(1 << 16):
+        received += chunk
+    pid, newline, rest = received.partition(b"\n")
+    return pid.isdigit() and newline == b"\n" and rest == b""
 
 
 def serving(path: Path) -> list[int]:

@@ -13,9 +13,17 @@ told to stop.
 Output (stdout and stderr merged, in order, through one pipe) is read in large pieces
 and handed to ``on_output`` as it comes; the pipe is made as large as the system allows
 so the child is not held up between reads. The child's own wall time (start to exit) is
-measured apart from whatever the reader does. After the child exits, what its
-background children still write is read until the pipe closes or ``linger`` seconds
-have passed, so a daemon that keeps the pipe open never keeps agentout waiting.
+measured apart from whatever the reader does. Every byte the child wrote is read,
+however slowly ``on_output`` takes them: once it has exited, what waits in the pipe is
+all there, and it is read to the last byte. Only a pipe still held open by a process
+that outlived the child (a daemon it started) is given up, ``linger`` seconds after the
+child exited and once what was waiting is read; ``CommandOutcome.held_open`` then says
+so, for the delivery to say it.
+
+``downstream`` is agentout's own stdout when it is a pipe or a socket: should its reader
+go away while the command runs (``agentout run -- yes | true``), the command's group is
+sent SIGPIPE, as a raw pipeline's writer would get it at its next write (SIGKILL after
+the grace period if it ignores it).
 
 Every command an agent runs through ``agentout run`` pays this module's import, so it
 imports built-in modules only: ``_signal`` and ``_thread``, the cores of ``signal`` and
@@ -86,6 +94,7 @@ class CommandOutcome(Frozen):
     error: str | None
     timed_out: bool
     cancelled: bool
+    held_open: float | None
 
     def __init__(
         self,
@@ -96,10 +105,14 @@ class CommandOutcome(Frozen):
         error: str | None = None,
         timed_out: bool = False,
         cancelled: bool = False,
+        held_open: float | None = None,
     ) -> None:
+        """``held_open``: the seconds after the command's exit at which agentout stopped
+        reading its output, which a process it started still held open (None: read to
+        its end)."""
         self._set(
             argv=argv, exit_status=exit_status, duration=duration, signal=signal,
-            error=error, timed_out=timed_out, cancelled=cancelled,
+            error=error, timed_out=timed_out, cancelled=cancelled, held_open=held_open,
         )  # fmt: skip
 
 
@@ -457,6 +470,7 @@ def run(
     on_tick: Callable[[float], None] | None = None,
     grace: float = GRACE_SECONDS,
     linger: float = LINGER_SECONDS,
+    downstream: int | None = None,
 ) -> CommandOutcome:
     """Run ``argv`` to its end, calling ``on_output`` with each piece of its merged output.
 
@@ -464,6 +478,8 @@ def run(
     then SIGKILL after ``grace``; the status is then 124 on a timeout. ``on_tick`` is
     called with the seconds elapsed whenever the output is quiet for a moment (a
     heartbeat). Signals to agentout are forwarded to the group (main thread only).
+    ``downstream``: a descriptor whose reader going away sends the group SIGPIPE (see
+    the module docstring).
     """
     started = start(argv, cwd=cwd, env=env, stdin=stdin)
     if isinstance(started, CommandOutcome):
@@ -476,7 +492,7 @@ def run(
     try:
         handlers = _forward(child, grace)
         try:
-            _drain(child.fd, child, on_output, watch, linger)
+            held = _drain(child.fd, child, on_output, watch, linger, _pipe_or_socket(downstream))
         finally:
             _put_back(handlers)
             _terminal_back(child)
@@ -494,14 +510,20 @@ def run(
     assert exited is not None
     duration = exited - child.started
     killed_by = -status if status < 0 else None
+    held_open = linger if held else None
     if watch.stopped == "timeout":
         error = f"timed out after {timeout:g}s; stopped"
-        return CommandOutcome(child.argv, TIMEOUT_STATUS, duration, killed_by, error, True)
+        return CommandOutcome(
+            child.argv, TIMEOUT_STATUS, duration, killed_by, error, True, held_open=held_open
+        )
     exit_status = 128 - status if status < 0 else status
     if watch.stopped == "cancel":
         error = "cancelled; stopped"
-        return CommandOutcome(child.argv, exit_status, duration, killed_by, error, cancelled=True)
-    return CommandOutcome(child.argv, exit_status, duration, killed_by)
+        return CommandOutcome(
+            child.argv, exit_status, duration, killed_by, error, cancelled=True,
+            held_open=held_open,
+        )  # fmt: skip
+    return CommandOutcome(child.argv, exit_status, duration, killed_by, held_open=held_open)
 
 
 class _Watch:
@@ -535,19 +557,77 @@ class _Watch:
 
 
 def _drain(
-    fd: int, child: Child, on_output: Callable[[bytes], None], watch: _Watch, linger: float
-) -> None:
-    """Read the pipe until it closes, or ``linger`` seconds after the child exited."""
+    fd: int,
+    child: Child,
+    on_output: Callable[[bytes], None],
+    watch: _Watch,
+    linger: float,
+    downstream: int | None = None,
+) -> bool:
+    """Read the pipe until it closes; True when it was still held open ``linger`` seconds
+    after the child exited (by a process the child started) and reading stopped, once
+    every byte waiting in it was read (see ``_waiting``)."""
     poller = select.poll()
     poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    if downstream is not None:
+        poller.register(downstream, 0)  # its POLLERR or POLLHUP: the reader went away
     while True:
         watch.check()
         exited = child.exited
         if exited is not None and time.monotonic() - exited >= linger:
-            return  # what still holds the pipe is a background child: stop waiting for it
-        if not poller.poll(_TICK * 1000):
-            continue
-        chunk = os.read(fd, _READ_BYTES)
+            return _waiting(fd, on_output)
+        for ready, _events in poller.poll(_TICK * 1000):
+            if ready == downstream:  # as the command's next write into a raw pipe would
+                poller.unregister(downstream)
+                child.end(signal.SIGPIPE, watch.grace)
+                continue
+            chunk = os.read(fd, _READ_BYTES)
+            if not chunk:
+                return False
+            on_output(chunk)
+
+
+def _waiting(fd: int, on_output: Callable[[bytes], None]) -> bool:
+    """The child has exited, so all it wrote is in the pipe by now: read what waits there
+    (however long ``on_output`` takes with it), and no more while a process still holds
+    the pipe open, since that one could write for ever. Whether one still holds it."""
+    left = _pipe_holds(fd)
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    while True:
+        found = poller.poll(0)
+        if not found:
+            return True  # held open, and nothing waits
+        hung_up = found[0][1] & (select.POLLHUP | select.POLLERR)
+        if left <= 0 and not hung_up:
+            return True  # what waits now was written since, by whoever holds the pipe
+        chunk = os.read(fd, _READ_BYTES if left <= 0 else min(left, _READ_BYTES))
         if not chunk:
-            return
+            return False  # closed: every writer is gone, and all it wrote was read
+        left -= len(chunk)
         on_output(chunk)
+
+
+def _pipe_holds(fd: int) -> int:
+    """The bytes waiting in the pipe (``FIONREAD``); where that cannot be asked, what
+    the pipe can hold at most, read while there is something to read."""
+    import fcntl
+
+    try:
+        import termios
+
+        found = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+        return int.from_bytes(found, sys.byteorder)
+    except (ImportError, AttributeError, OSError):
+        return _PIPE_BYTES
+
+
+def _pipe_or_socket(fd: int | None) -> int | None:
+    """``fd`` if it is a pipe or a socket (whose reader can go away), else None."""
+    if fd is None:
+        return None
+    try:
+        kind = os.fstat(fd).st_mode & 0o170000  # stat.S_IFMT, without importing stat
+    except OSError:
+        return None
+    return fd if kind in (0o010000, 0o140000) else None  # S_IFIFO, S_IFSOCK

@@ -21,8 +21,9 @@ TYPE_CHECKING = False  # typing is not imported: this file's start-up is the hoo
 if TYPE_CHECKING:
     import _socket
 
-PROTOCOL = b"agentout-hook 2"
+PROTOCOL = b"agentout-hook 3"
 MAX_READ = (64 << 20) + 1  # the largest payload any agent's hook reads, and one byte more
+TAKE_WAIT = 5.0  # a spare waits for each call: one not taken by then never will be soon
 REPLY_WAIT = 15.0  # the server's child answers within its own time limit (8 s at most)
 _NOTHING = {"gemini": "{}\n"}  # "no answer", as agentout.agents.hook prints it
 _OFF = ("0", "off", "false", "no")
@@ -61,6 +62,29 @@ def private(folder: str) -> bool:
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
+def standard_streams() -> None:
+    """stdin, stdout and stderr made usable when agentout was started with one of them
+    closed (``agentout run -- CMD >&-``): each such descriptor opened on the null device,
+    so that no file opened later (the store's, the ledger's, the server's socket) takes
+    its number and receives what is printed, and ``sys.stdout`` (None then) writes there,
+    as a print to a closed stream would: nowhere."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        name = ("stdin", "stdout", "stderr")[fd]
+        if getattr(sys, name) is None:
+            errors = "backslashreplace" if fd == 2 else "surrogateescape"
+            mode = "r" if fd == 0 else "w"
+            setattr(sys, name, open(fd, mode, encoding="utf-8", errors=errors, closefd=False))  # noqa: SIM115 - the process's own stream
+
+
 def _read_stdin() -> bytes:
     """Up to ``MAX_READ`` bytes of stdin; the rest read and dropped (the agent's write
     never meets a closed pipe)."""
@@ -79,14 +103,20 @@ def _read_stdin() -> bytes:
     return b"".join(chunks)[:MAX_READ]
 
 
+class NoAnswer(OSError):
+    """A server's child took the call and gave no answer in time (it was ended)."""
+
+
 def ask(
-    path: str, call: list[str], payload: bytes, wait: float | None = REPLY_WAIT
+    path: str, call: list[str], payload: bytes, wait: float = REPLY_WAIT
 ) -> tuple[int, bytes, bytes] | None:
     """The server's (exit status, stdout, stderr) for one call of ``agentout CALL...``
-    with ``payload``; None when no server
-    answered (none running, or it declined: another agentout, or it is stopping, or it
-    ended without an answer). Raises OSError when a server took the call and did not
-    answer within ``wait`` seconds (None: as long as it is at it)."""
+    with ``payload``; None when no server answered: none running, none took the call
+    within ``TAKE_WAIT`` seconds (a server stopped, or its spare gone), it declined
+    (another agentout, or it is stopping), or it ended without an answer. Raises
+    ``NoAnswer`` (an ``OSError``) when a server's child took the call and did not answer
+    within ``wait`` seconds more; that child is ended first, as it is when this process
+    is interrupted while it waits, so a call is never answered twice."""
     import _socket
 
     try:
@@ -108,44 +138,121 @@ def ask(
     ]
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        conn.settimeout(wait)
+        conn.settimeout(TAKE_WAIT)
         try:
             conn.connect(path)
         except OSError:
             return None
-        try:
-            return _exchange(conn, b"\0".join(fields), payload)
-        except (BrokenPipeError, ConnectionResetError):
-            return None  # it declined the call (outdated), or ended without an answer
+        return _Exchange(conn).run(b"\0".join(fields), payload, wait)
     finally:
         conn.close()
 
 
-def _exchange(
-    conn: "_socket.socket", header: bytes, payload: bytes
-) -> tuple[int, bytes, bytes] | None:
-    """Send the call, read the answer: (status, stdout, stderr), or None if there is none."""
-    import _socket
+class _Exchange:
+    """One call on a connected socket: sent, taken (the child's pid), answered."""
 
-    conn.sendall(b"%010d" % len(header) + header)
-    conn.sendall(payload)
-    conn.shutdown(_socket.SHUT_WR)
-    reply = bytearray()
-    size = -1  # of the answer, once its first line is in
-    status = out_size = 0
-    while size < 0 or len(reply) < size:
-        chunk = conn.recv(1 << 16)
-        if not chunk:
-            return None  # it ended without an answer
-        reply += chunk
-        if size < 0 and b"\n" in reply:
-            line, _, reply = reply.partition(b"\n")
-            numbers = line.split(b" ")
-            if len(numbers) != 3 or not all(n.isdigit() for n in numbers):
+    def __init__(self, conn: "_socket.socket") -> None:
+        self.conn = conn
+        self.taker = 0  # the pid of the server's child that took the call
+        self.reply = bytearray()
+
+    def run(self, header: bytes, payload: bytes, wait: float) -> tuple[int, bytes, bytes] | None:
+        import _socket
+        import time
+
+        deadline = time.monotonic() + TAKE_WAIT
+        try:
+            try:
+                self.conn.sendall(b"%010d" % len(header) + header)
+                self.conn.sendall(payload)
+                self.conn.shutdown(_socket.SHUT_WR)
+                if not self._taken(deadline):
+                    return None
+            except (BrokenPipeError, ConnectionResetError):
+                return None  # it declined the call (outdated), or ended without an answer
+            except OSError:  # timed out: not taken in time (or taken, and stuck reading)
+                self._end_taker()
                 return None
-            status, out_size = int(numbers[0]), int(numbers[1])
-            size = out_size + int(numbers[2])
-    return status, bytes(reply[:out_size]), bytes(reply[out_size:size])
+            try:
+                return self._answer(time.monotonic() + wait)
+            except (BrokenPipeError, ConnectionResetError):
+                return None  # it ended without an answer
+            except OSError as exc:
+                self._end_taker()
+                raise NoAnswer(f"none in {wait:g}s") from exc
+        except BaseException:  # interrupted (Ctrl-C): the call is left, and its child ended
+            self._end_taker()
+            raise
+
+    def _taken(self, deadline: float) -> bool:
+        """Wait (until ``deadline``) for the line a server's child sends once it has the
+        call: its pid. False if the connection ends first, or says something else."""
+        import time
+
+        while b"\n" not in self.reply:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the call was not taken")
+            self.conn.settimeout(left)
+            chunk = self.conn.recv(1 << 16)
+            if not chunk:
+                return False
+            self.reply += chunk
+        line, _, rest = bytes(self.reply).partition(b"\n")
+        if not line.isdigit() or int(line) <= 1:
+            return False  # not this server's child
+        self.taker, self.reply = int(line), bytearray(rest)
+        return True
+
+    def _end_taker(self) -> None:
+        """The child that took the call (if one did, even just now) is ended: its answer,
+        and its ledger row, will not come after this process has given its own."""
+        if not self.taker:
+            try:
+                self.conn.setblocking(False)
+                self.reply += self.conn.recv(1 << 16)
+                line = bytes(self.reply).partition(b"\n")[0]
+                self.taker = int(line) if line.isdigit() and int(line) > 1 else 0
+            except (OSError, ValueError):
+                pass
+        if self.taker:
+            if TYPE_CHECKING:
+                import signal
+            else:
+                import _signal as signal  # signal imports enum: this file starts every hook
+
+            try:
+                os.kill(self.taker, signal.SIGKILL)
+            except OSError:  # gone already
+                return
+
+    def _answer(self, deadline: float) -> tuple[int, bytes, bytes] | None:
+        """Read the answer by ``deadline``: (status, stdout, stderr), or None if there is
+        none (``TimeoutError`` if it is late)."""
+        import time
+
+        reply = self.reply
+        size = -1  # of the answer, once its first line is in
+        status = out_size = 0
+        while True:
+            if size < 0 and b"\n" in reply:
+                line, _, rest = bytes(reply).partition(b"\n")
+                numbers = line.split(b" ")
+                if len(numbers) != 3 or not all(n.isdigit() for n in numbers):
+                    return None
+                reply = bytearray(rest)
+                status, out_size = int(numbers[0]), int(numbers[1])
+                size = out_size + int(numbers[2])
+            if size >= 0 and len(reply) >= size:
+                return status, bytes(reply[:out_size]), bytes(reply[out_size:size])
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the answer did not come")
+            self.conn.settimeout(left)
+            chunk = self.conn.recv(1 << 16)
+            if not chunk:
+                return None  # it ended without an answer
+            reply += chunk
 
 
 def start_server(path: str) -> None:
@@ -215,6 +322,7 @@ def server_path() -> str | None:
 
 
 def main() -> int:
+    standard_streams()
     args = sys.argv[1:]
     if len(args) != 2 or args[0] != "hook" or args[1].startswith("-"):
         import runpy
@@ -237,6 +345,10 @@ def main() -> int:
             f"agentout: hook: no answer from the hook server ({exc}); nothing changed\n"
         )
         return 0
+    except KeyboardInterrupt:  # Ctrl-C while it waits: no answer, and no traceback
+        sys.stdout.write(_NOTHING.get(agent, ""))
+        sys.stderr.write("agentout: hook: interrupted; nothing changed\n")
+        return 130
     if reply is None:
         start_server(path)
         return _cold(agent, payload)

@@ -12,6 +12,9 @@ def main() -> None:
     """``agentout``: the forms an agent's hook runs before and for every shell command
     (``agentout hook AGENT``, ``agentout run -- CMD``) are read without click; everything
     else goes to the click group."""
+    from agentout.agents.hook_client import standard_streams
+
+    standard_streams()  # a closed stdout is written to as nowhere, not as None
     if sys.argv[1:2] == ["hook"] and len(sys.argv) == 3 and not sys.argv[2].startswith("-"):
         # No cyclic garbage collection while the hook answers: it runs around every tool
         # call, is done within its time limit (seconds) on a bounded payload, and its

@@ -131,6 +131,7 @@ def deliver(
                 keep_secrets=keep_secrets,
                 on_tick=heartbeat.tick if heartbeat else None,
                 runner=runner,
+                downstream=1,  # the answer's reader gone: the command stops, as in a pipe
             )
         except (AgentoutError, ValueError) as exc:
             sys.stderr.write(f"agentout: {exc}\n")

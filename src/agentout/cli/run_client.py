@@ -34,9 +34,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-__all__ = ["IN_MEMORY", "Output", "Streamed", "deliver", "main", "run", "served"]
+__all__ = ["IN_MEMORY", "RUN_WAIT", "Output", "Streamed", "deliver", "main", "run", "served"]
 
 IN_MEMORY = 1 << 20  # bytes of output sent to the server; past that, delivered here
+# Seconds the server's child has to deliver once it took the call (most take a fraction
+# of one); past that it is ended and the output delivered here.
+RUN_WAIT = 60.0
 _PIECE = 1 << 20  # replayed in pieces of the size agentout.process reads
 _QUEUED = 4  # pieces of output waiting for a delivery here (each at most 1 MiB)
 
@@ -167,6 +170,7 @@ def _outcome_bytes(outcome: CommandOutcome) -> bytes:
         outcome.error or "",
         "1" if outcome.timed_out else "",
         "1" if outcome.cancelled else "",
+        "" if outcome.held_open is None else repr(outcome.held_open),
     ]
     meta = "\0".join(fields).encode("utf-8", "surrogateescape")
     return b"%08d" % len(meta) + meta
@@ -175,10 +179,11 @@ def _outcome_bytes(outcome: CommandOutcome) -> bytes:
 def _outcome_from(meta: bytes, argv: Sequence[str]) -> CommandOutcome:
     """The outcome ``_outcome_bytes`` wrote (``meta``, its length aside), for ``argv``."""
     fields = meta.decode("utf-8", "surrogateescape").split("\0")
-    status, duration, signal, error, timed_out, cancelled = fields
+    status, duration, signal, error, timed_out, cancelled, held_open = fields
     return CommandOutcome(
         tuple(argv), int(status), float(duration), int(signal) if signal else None,
         error or None, bool(timed_out), bool(cancelled),
+        float(held_open) if held_open else None,
     )  # fmt: skip
 
 
@@ -196,11 +201,22 @@ def _replaying(
 
 
 def run(args: Sequence[str], options: dict[str, Any]) -> None:
-    """Run the command, have its output delivered warm (or here), exit with its status."""
+    """Run the command, have its output delivered warm (or here), exit with its status.
+
+    Every wait has a limit: a server whose spare does not take the call within
+    ``hook_client.TAKE_WAIT`` seconds (stopped, or the spare gone), or whose child does
+    not answer within ``RUN_WAIT``, leaves the delivery to this process (the child is
+    ended first). Ctrl-C while it waits does the same, and the output is then kept in
+    the store, its reference printed."""
     output, outcome = execute(options)
     if output.streamed is not None:
+        _no_interrupt()  # delivered here, under way: Ctrl-C now would only lose it
         sys.exit(output.streamed.finish(outcome))
-    reply = delivered_warm(args, output, outcome)
+    try:
+        reply = delivered_warm(args, output, outcome)
+    except KeyboardInterrupt:  # delivered here, kept in the store and named
+        _no_interrupt()
+        reply, options = None, {**options, "mode": "file"}
     if reply is not None:
         status, out, err = reply
         hook_client.write_all(1, out)
@@ -211,13 +227,14 @@ def run(args: Sequence[str], options: dict[str, Any]) -> None:
 
 def execute(options: dict[str, Any]) -> tuple[Output, CommandOutcome]:
     """Run the command of ``options``: its output (in memory, or streamed to a delivery
-    here past ``IN_MEMORY``) and how it ended."""
+    here past ``IN_MEMORY``) and how it ended. Should agentout's own stdout lose its
+    reader (a pipe), the command is ended as the pipeline would end it."""
     from agentout import process
 
     command: tuple[str, ...] = options["command"]
     argv = process.shell_argv(command[0]) if options["shell"] else command
     output = Output(options)
-    outcome = process.run(argv, output.feed, timeout=options.get("timeout"))
+    outcome = process.run(argv, output.feed, timeout=options.get("timeout"), downstream=1)
     return output, outcome
 
 
@@ -225,17 +242,16 @@ def delivered_warm(
     args: Sequence[str], output: Output, outcome: CommandOutcome
 ) -> tuple[int, bytes, bytes] | None:
     """(exit status, stdout, stderr) of the delivery by the warm server; None when no
-    server delivered it (one is then started for the next call)."""
+    server delivered it (one is then started for the next call, unless one took the call
+    and did not answer in time). KeyboardInterrupt while it waits is the caller's."""
     path = hook_client.server_path()
     if path is None:
         return None
     data = _outcome_bytes(outcome) + output.memory
     try:
-        # No time limit: the server's child does what this process would do, and it
-        # takes as long there; one that dies leaves the call to this process.
-        reply = hook_client.ask(path, ["run", *args], data, wait=None)
-    except OSError:  # the server failed mid-call: delivered here, nothing is lost
-        reply = None
+        reply = hook_client.ask(path, ["run", *args], data, wait=RUN_WAIT)
+    except OSError:  # taken and not answered in time, or failed mid-call: delivered here
+        return None  # a server is there (it took the call): none is started
     if reply is None:
         hook_client.start_server(path)
     return reply
@@ -246,6 +262,17 @@ def deliver_here(options: dict[str, Any], output: Output, outcome: CommandOutcom
     from agentout.cli import quick
 
     quick.deliver(**options, runner=_replaying(output, lambda _argv: outcome))
+
+
+def _no_interrupt() -> None:
+    """Ctrl-C from now on is not a traceback in the middle of a delivery: the command has
+    ended, and what is left is to give its output (``_signal``: ``signal`` imports enum)."""
+    if TYPE_CHECKING:
+        import signal
+    else:
+        import _signal as signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def deliver(args: Sequence[str], data: bytes) -> int:

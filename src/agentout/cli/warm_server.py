@@ -197,10 +197,10 @@ def _answer(conn: socket.socket, replied: Callable[[], object]) -> None:
     out_bytes = (printed + out).encode("utf-8", "surrogateescape")
     err_bytes = (said + err).encode("utf-8", "surrogateescape")
     conn.sendall(b"%d %d %d\n" % (status, len(out_bytes), len(err_bytes)) + out_bytes + err_bytes)
-    replied()
     with contextlib.suppress(OSError):  # what is left is background work: the caller's
         os.nice(10)  # next command comes first on a busy machine
-    book.run_deferred()
+    book.run_deferred()  # the row was kept before the answer: counted now
+    replied()  # last: a server gone meanwhile (killed, upgraded) costs no row
 
 
 def _become(entries: list[bytes]) -> None:
@@ -260,7 +260,8 @@ def _spare(listener: socket.socket, lock: int, taken: int, sources: dict[str, in
                 time.sleep(0.005)  # the server's lock released before the client goes on
             return
         os.write(taken, b"T")
-        _answer(conn, lambda: os.write(taken, b"D"))
+        conn.sendall(b"%d\n" % os.getpid())  # taken: the client waits for the answer now
+        _answer(conn, lambda: _tell(taken, b"D"))
         os.close(taken)
         import atexit
 
@@ -272,6 +273,25 @@ def _spare(listener: socket.socket, lock: int, taken: int, sources: dict[str, in
             with contextlib.suppress(OSError):
                 conn.close()
         os._exit(status)
+
+
+def _tell(taken: int, what: bytes) -> None:
+    """Tell the server (``taken``) a call was answered; nothing if it is gone."""
+    with contextlib.suppress(OSError):
+        os.write(taken, what)
+
+
+def _watch(pid: int) -> int | None:
+    """A descriptor that becomes readable when the process ``pid`` ends (Linux's
+    ``pidfd_open``); None where there is none (the spare is then not watched)."""
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:
+        return None
+    try:
+        fd: int = opener(pid)
+    except OSError:
+        return None
+    return fd
 
 
 def serve(path: str) -> int:
@@ -304,22 +324,32 @@ def serve(path: str) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     idle = _idle()
     spare = False
+    ended: int | None = None  # readable once the waiting spare is gone
     try:
         while True:
             if not spare:
-                if os.fork() == 0:
+                pid = os.fork()
+                if pid == 0:
                     os.close(taken_r)
                     _spare(listener, lock, taken_w, sources)
-                spare = True
-            ready, _, _ = select.select([taken_r], [], [], idle)
+                spare, ended = True, _watch(pid)
+            watched = [taken_r] if ended is None else [taken_r, ended]
+            ready, _, _ = select.select(watched, [], [], idle)
             if not ready:
                 return 0  # idle
+            if taken_r not in ready:  # the spare died (killed) before it took a call
+                assert ended is not None
+                os.close(ended)
+                spare, ended = False, None
+                continue  # the next one takes the calls waiting for it
             said = os.read(taken_r, 1)
             if said == b"D":
                 continue  # a call answered
             if said != b"T":
                 return 0  # outdated
-            spare = False
+            if ended is not None:
+                os.close(ended)
+            spare, ended = False, None
             # The next spare once this call is answered (its "D"), not while it is: a fork
             # of this process takes milliseconds of CPU, which the answer needs more.
             select.select([taken_r], [], [], _FORK_AFTER)

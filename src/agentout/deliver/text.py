@@ -11,8 +11,10 @@ would show whole is never cut to a sliver.
 
 1. Small output (at most the inline threshold) that fits the budget is given whole:
    exactly as printed (terminal escapes and redraws resolved), plus ``[exit N]`` when
-   the status is not 0. Nothing is stored. No tokenizer is loaded when the byte count
-   alone shows it fits (a token is at least one byte).
+   the status is not 0. Nothing is stored, unless some of it is not UTF-8 (shown as
+   U+FFFD): then the bytes are kept as they came, and the closing line names them. No
+   tokenizer is loaded when the byte count alone shows it fits (a token is at least
+   one byte).
 2. A reducer for the command gives its compact form; it is used when it is smaller than
    the output (by a margin, so it never costs more tokens) and the output itself is
    kept in the store, named on the closing line.
@@ -175,6 +177,8 @@ def deliver_output(
     head.setdefault("exit", exit_status)
     if capture.warning:
         head["warning"] = capture.warning
+    if capture.capped:  # past the store's cap: its head and tail are kept, and it says so
+        head["capped"] = capture.capped
     data = capture.whole(max(settings.threshold, REDUCE_MAX_BYTES if reducer else 0))
     if data is not None and redactor is not None:
         data, hidden = redactor.redact_bytes(data)
@@ -211,7 +215,9 @@ def deliver_output(
     binary = data is not None and _binary(data)
     if printed_fits and not binary:
         assert lines is not None
-        return _whole(capture, lines, head, stored)
+        assert data is not None
+        # bytes that are not UTF-8 are shown replaced: the store keeps them as they were
+        return _whole(capture, lines, head, stored or not _utf8(data))
 
     # 3. cut to what matters, within the budget
     ref = capture.commit()
@@ -278,7 +284,7 @@ def _try_reduced(
         return None, False
     if len(text) > room or not _fits(text, settings, settings.max_chars):
         return None, True
-    ref = None if reduced.complete else capture.commit()
+    ref = None if reduced.complete and _utf8(data) else capture.commit()
     if ref is None:  # complete (or the store failed, which the warning says): no reference
         probe.pop("ref")
         capture.discard()
@@ -331,6 +337,16 @@ def _binary(data: bytes) -> bool:
     sample = data[: 1 << 16]
     controls = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 12, 13, 27))
     return controls * 10 > len(sample)
+
+
+def _utf8(data: bytes) -> bool:
+    """Whether ``data`` is shown as it is: UTF-8 throughout (else what is not is shown as
+    U+FFFD, and the bytes are kept in the store, named on the closing line)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _hidden(head: Mapping[str, Any]) -> int:

@@ -36,11 +36,16 @@ def lines_of(data: bytes, own: str | None = None) -> list[str]:
 
 def whole_text(lines: Sequence[str], header: Mapping[str, Any]) -> str:
     """The lines as printed, then ``[exit N]``, or ``[agentout: ...]`` naming the exit,
-    signal, error, secrets, warning and stored reference when there are any."""
+    signal, error, secrets, warning and stored reference when there are any; before it,
+    a line saying that reading stopped while the output was held open, if it was."""
     text = "".join(line + "\n" for line in lines)
+    if header.get("held_open"):
+        from agentout.formats.raw import held_open_marker
+
+        text += held_open_marker(visible(str(header["held_open"]))) + "\n"
     status = header.get("exit", 0)
     extra = [f"exit={status}"] if status else []
-    for key in ("signal", "error", "secrets", "warning"):
+    for key in ("signal", "error", "held_open", "secrets", "warning"):
         if header.get(key):
             extra.append(f"{key}={visible(str(header[key]))}")
     ref = header.get("ref")

@@ -18,7 +18,10 @@ done, when anything was (a page of ``agentout show``, whose summary says which l
 
 and nothing at all is added to output shown whole with exit status 0 (``[exit 3]`` when
 the status is not). Header fields read: ``ref`` (the stored output's name), ``lines``
-(the output's line count), ``exit``, ``signal``, ``error``, ``secrets``, ``warning``.
+(the output's line count), ``exit``, ``signal``, ``error``, ``secrets``, ``warning``,
+``held_open`` (reading stopped while a process the command started still held its
+output open: one marker line says so, before the closing line) and ``capped`` (the
+output passed the store's cap: its exact size and lines, and how much was not kept).
 """
 
 from __future__ import annotations
@@ -29,7 +32,16 @@ from typing import Any
 from agentout.read.visible import visible
 from agentout.records import Document, Record, View
 
-__all__ = ["CLI", "FORMAT", "MCP", "Pager", "RawFormat", "closing_fields", "gap_marker"]
+__all__ = [
+    "CLI",
+    "FORMAT",
+    "MCP",
+    "Pager",
+    "RawFormat",
+    "closing_fields",
+    "gap_marker",
+    "held_open_marker",
+]
 
 
 class Pager:
@@ -61,6 +73,12 @@ def gap_marker(
     if ref is None:
         return f"[… {count} {noun} not kept]" if lost else f"[… {count} {noun}]"
     return f"[… {count} {noun} · {pager.lines.format(ref=ref, first=first, last=last)}]"
+
+
+def held_open_marker(after: str) -> str:
+    """The line saying that reading stopped ``after`` (``2s``) the command exited, while a
+    process it started still held its output open: what that one wrote since is not here."""
+    return f"[… not read: a process the command started held its output open {after} past its exit]"
 
 
 def _span(view: View) -> tuple[int, int] | None:
@@ -114,6 +132,8 @@ class RawFormat:
             where = (covered + 1, total, ref, self.pager)
             out.append(gap_marker(total - covered, *where, lost=lost))
             gaps += 1
+        if header.get("held_open") and not page:
+            out.append(held_open_marker(visible(str(header["held_open"]))))
         closing = _closing(header, document, shown, gaps > 0, self.pager)
         if closing:
             out.append(closing)
@@ -130,7 +150,7 @@ def _closing(
     fields: list[str] = []
     if status:
         fields.append(f"exit={status}")
-    for key in ("signal", "error", "binary"):
+    for key in ("signal", "error", "binary", "held_open"):
         if header.get(key):
             fields.append(f"{key}={visible(str(header[key]))}")
     cut = stats.truncated or stats.over_budget or gaps
@@ -145,6 +165,8 @@ def _closing(
         fields.append("over_budget=true")
     if header.get("warning"):
         fields.append(f"warning={visible(str(header['warning']))}")
+    if header.get("capped"):
+        fields.append(f"capped={visible(str(header['capped']))}")
     summary = dict(document.summary)
     following = summary.pop("next", None)
     if summary:  # a page's account of itself (shown=A:B) replaces the count of lines

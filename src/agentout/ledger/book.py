@@ -27,7 +27,6 @@ checked before it is stored, and the lines are removed only once their rows are 
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 import time
@@ -67,9 +66,10 @@ _CHEAP = 64 << 10  # raw output counted in the answering process only up to here
 PENDING_BYTES = 1 << 20  # pending texts counted by a detached recorder from this size on
 
 
-# Deliveries waiting to be recorded until the answer is out (``defer``): the warm hook
-# server's child answers an agent that waits, then records.
-_deferred: list[Callable[[], None]] | None = None
+# What is left to do once the answer is out (``defer``): the warm hook server's child
+# keeps the row in the pending file before it answers an agent that waits (a failure is
+# said on that agent's stderr), and counts it after.
+_deferred: list[Callable[[], object]] | None = None
 
 
 def enabled() -> bool:
@@ -77,14 +77,17 @@ def enabled() -> bool:
 
 
 def defer() -> None:
-    """From now on, ``record_later`` keeps what it was given until ``run_deferred``: a
-    process that answers someone waiting records once it has answered."""
+    """From now on, ``record_later`` keeps each row in the pending file and leaves the
+    counting to ``run_deferred``: a process that answers someone waiting keeps the row
+    before it answers (so a row that cannot be kept is said on the caller's stderr, and
+    nothing after the answer can lose it) and counts it once it has answered."""
     global _deferred
     _deferred = []
 
 
 def run_deferred() -> None:
-    """Record what ``defer`` kept, in order; later deliveries are recorded at once."""
+    """Do what ``defer`` left for after the answer (count the rows kept), in order;
+    later deliveries are recorded at once."""
     global _deferred
     kept, _deferred = _deferred or [], None
     for task in kept:
@@ -188,15 +191,6 @@ def record_later(
     Never raises."""
     if not enabled():
         return
-    if _deferred is not None:
-        _deferred.append(
-            functools.partial(
-                record_later, tool=tool, command=command, delivered=delivered, raw=raw,
-                raw_path=raw_path, tokenizer=tokenizer, duration=duration,
-                exit_status=exit_status, secrets=secrets,
-            )
-        )  # fmt: skip
-        return
     from agentout.ledger import pending
 
     command, raw = _without_secrets(command) or "", _without_secrets(raw)
@@ -215,10 +209,12 @@ def record_later(
         "secrets": secrets,
         "project": os.getcwd(),
     }
+    sync = os.environ.get(ENV_SYNC, "").strip() in ("1", "true", "yes")
     # In this process only when it costs nothing noticeable: the tokenizer is loaded and
-    # the raw output is small (counting 4 MiB of it takes about half a second).
+    # the raw output is small (counting 4 MiB of it takes about half a second); but not
+    # before a deferred answer (``defer``), which the row waits for in the pending file.
     cheap = "agentout.tokens" in sys.modules and raw_path is None and len(raw or "") <= _CHEAP
-    if os.environ.get(ENV_SYNC, "").strip() in ("1", "true", "yes") or cheap:
+    if sync or (cheap and _deferred is None):
         pending.count_now(payload)
         return
     try:
@@ -228,7 +224,10 @@ def record_later(
 
         note(f"{exc}; this delivery is not counted")
         return
-    if size >= PENDING_BYTES:
+    if _deferred is not None:  # kept before the answer; counted once it is out
+        if count_pending not in _deferred:
+            _deferred.append(count_pending)
+    elif size >= PENDING_BYTES:
         pending.start_recorder()
 
 

@@ -57,6 +57,8 @@ _FACTS = frozenset(
         "records",
         "size",
         "binary",
+        "held_open",  # reading stopped while a process still held the output open
+        "capped",  # the store kept the output's head and tail only
     }
 )
 _REFERENCES = frozenset({"ref", "path"})  # kept by the lean envelope, left out by the barest

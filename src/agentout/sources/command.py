@@ -105,6 +105,7 @@ def run(
     cancel: threading.Event | None = None,
     reduce_as: Sequence[str] | None = None,
     runner: Callable[..., CommandOutcome] | None = None,
+    downstream: int | None = None,
 ) -> CommandRun:
     """Run ``argv`` (or, with ``shell``, the one string in it through the user's shell):
     its output is captured whole (stored when large), then delivered as
@@ -125,7 +126,11 @@ def run(
     ``agentout.process.run`` is (the default). ``agentout run`` served warm passes one
     that hands over output its client has already captured (``agentout.cli.run_client``):
     the command then is not run here, so neither a test program's reports nor a task
-    runner's recipe lines are read (its client serves no such command)."""
+    runner's recipe lines are read (its client serves no such command).
+
+    ``downstream``: where the answer goes (``agentout run``'s stdout): should its reader
+    go away while the command runs, the command is stopped as a broken pipe would stop
+    it (``agentout.process.run``)."""
     from agentout import process
     from agentout.reducers import find
 
@@ -164,6 +169,7 @@ def run(
             timeout=timeout,
             cancel=cancel,
             on_tick=tick,
+            **({} if downstream is None else {"downstream": downstream}),
         )
     finally:
         if tasks is not None:
@@ -176,6 +182,8 @@ def run(
     if outcome.error is not None:
         header["error"] = outcome.error
     header["duration"] = f"{outcome.duration:.2f}s"
+    if outcome.held_open is not None:  # what came after was not read: said, not hidden
+        header["held_open"] = f"{outcome.held_open:g}s"
     if stream is not None and stream.found.total:
         header["secrets"] = stream.found.total
     reducer: Reducer | None = None

@@ -15,12 +15,19 @@ If the store cannot be written (read-only, full, unsafe), the capture falls back
 bounded memory: what was already written is read back through a ``Scan`` and the file
 removed, and from then on every piece goes to the scan, which keeps the first and last
 lines and the lines that matter, whatever the size. ``warning`` says so.
+
+An output past the store's cap (``agentout.store.cap``: 256 MiB unless configured) is
+kept as its head and its tail, with one line between them in the stored file saying
+how much was left out; ``size`` and ``newlines`` still count every byte and line, and
+``capped`` says so for the closing line. The tail waits in memory (8 MiB at most) until
+the output ends.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -90,7 +97,7 @@ class Capture:
         self.kind, self.suffix = kind, suffix
         self.keep_in_memory = keep_in_memory  # --mode inline: never spill
         self.filters = filters
-        self._store = store
+        self._store_at = store
         self.memory: bytearray | None = bytearray()
         self.writer: SpillWriter | None = None
         self.fallback: Scan | None = None  # the store failed: what matters, bounded
@@ -99,6 +106,11 @@ class Capture:
         self.newlines = 0
         self.ref: SpillRef | None = None
         self._last = b""
+        self.cap: int | None = None  # read once the output reaches the store
+        self._tail: deque[bytes] | None = None  # past the head: the latest pieces
+        self._tail_size = 0
+        self.dropped = 0  # bytes of a capped output neither in its head nor its tail
+        self.dropped_lines = 0
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -108,12 +120,23 @@ class Capture:
         self._write(data)
 
     def close(self) -> None:
-        """No more output: the filters give what they held back."""
+        """No more output: the filters give what they held back, and a capped output's
+        tail goes to the store after the line that says what was left out."""
         for i, step in enumerate(self.filters):
             tail = step.finish()
             for later in self.filters[i + 1 :]:
                 tail = later.feed(tail)
             self._write(tail)
+        if self._tail is not None:
+            self._end_capped()
+
+    @property
+    def capped(self) -> str | None:
+        """For the closing line, when the output passed the store's cap: its exact size
+        and lines, and how much of it the store does not hold."""
+        if not self.dropped:
+            return None
+        return f"{self.size} bytes, {self.lines_printed} lines; {self.dropped} bytes not kept"
 
     def _write(self, data: bytes) -> None:
         if not data:
@@ -125,7 +148,7 @@ class Capture:
             self.fallback.feed(data)
         elif self.writer is not None:
             try:
-                self.writer.write(data)
+                self._store(data)
             except OSError as exc:
                 self._fail(exc, data)
         else:
@@ -138,16 +161,90 @@ class Capture:
         """Move what is in memory to a new file in the store and write through from now on."""
         if self.writer is not None or self.fallback is not None or self.memory is None:
             return
+        from agentout.store.cap import store_cap
         from agentout.store.spill import SpillError, SpillStore
 
+        self.cap, problem = store_cap()
+        if problem is not None:
+            self.warning = problem
         try:
-            store = self._store if self._store is not None else SpillStore.default()
+            store = self._store_at if self._store_at is not None else SpillStore.default()
             self.writer = store.open(kind=self.kind, suffix=self.suffix, by_content=True)
-            self.writer.write(bytes(self.memory))
+            self._store(bytes(self.memory))
         except (OSError, SpillError) as exc:
             self._fail(exc, b"")
             return
         self.memory = None
+
+    def _store(self, data: bytes) -> None:
+        """To the file while the head has room (up to the end of a line where there is
+        one), then to the tail, whose oldest pieces are counted and let go."""
+        assert self.writer is not None
+        if self._tail is None:
+            room = self._head_room() - self.writer.size
+            if len(data) <= room:
+                self.writer.write(data)
+                return
+            end = data.rfind(b"\n", 0, max(room, 0)) + 1 or max(room, 0)
+            self.writer.write(data[:end])
+            self._tail, data = deque(), data[end:]
+        self._tail.append(data)
+        self._tail_size += len(data)
+        keep = self._tail_keep()
+        while self._tail_size - len(self._tail[0]) >= keep:
+            oldest = self._tail.popleft()
+            self._tail_size -= len(oldest)
+            self._count_dropped(oldest)
+
+    def _head_room(self) -> int:
+        from agentout.store.cap import tail_bytes
+
+        return 1 << 62 if self.cap is None else self.cap - tail_bytes(self.cap)
+
+    def _tail_keep(self) -> int:
+        from agentout.store.cap import tail_bytes
+
+        assert self.cap is not None
+        return tail_bytes(self.cap)
+
+    def _count_dropped(self, piece: bytes) -> None:
+        self.dropped += len(piece)
+        self.dropped_lines += piece.count(b"\n")
+
+    def _end_capped(self) -> None:
+        """The tail, from a line's start, after the line that says what was not kept
+        (none when nothing was: the head and the tail then meet)."""
+        assert self._tail is not None
+        tail = b"".join(self._tail)
+        self._tail, self._tail_size = None, 0
+        over = len(tail) - self._tail_keep()
+        if over > 0:
+            self._count_dropped(tail[:over])
+            tail = tail[over:]
+        if self.dropped:
+            start = tail.find(b"\n") + 1
+            if 0 < start < len(tail):  # its first line begun in what was left out
+                self._count_dropped(tail[:start])
+                tail = tail[start:]
+        writer = self.writer
+        if writer is None:
+            return
+        try:
+            if self.dropped:
+                from agentout.store.cap import CUT_KIND, cut_marker
+
+                assert self.cap is not None
+                writer.rename_kind(self.kind + CUT_KIND)
+                if writer.size and not self._ends_line(writer):
+                    writer.write(b"\n")
+                writer.write(cut_marker(self.dropped, self.dropped_lines, self.cap))
+            writer.write(tail)
+        except OSError as exc:
+            self._fail(exc, b"")
+
+    @staticmethod
+    def _ends_line(writer: SpillWriter) -> bool:
+        return writer.lines == writer.newlines
 
     def commit(self) -> SpillRef | None:
         """The stored output under its final name (spilling it first if it is in memory);
@@ -185,6 +282,9 @@ class Capture:
             self.writer = None
         elif self.memory is not None:
             scan.feed(bytes(self.memory))
+        for piece in self._tail or ():  # a capped output's tail, not yet stored
+            scan.feed(piece)
+        self._tail, self._tail_size = None, 0
         scan.feed(pending)
         self.memory = None
         self.fallback = scan
@@ -192,9 +292,17 @@ class Capture:
     # -- reading back ------------------------------------------------------------------------------
 
     @property
-    def lines(self) -> int:
-        """Lines as ``agentout show`` counts them: a last line without a newline counts."""
+    def lines_printed(self) -> int:
+        """The output's lines: a last line without a newline counts."""
         return self.newlines + (1 if self._last not in (b"", b"\n") else 0)
+
+    @property
+    def lines(self) -> int:
+        """Lines as ``agentout show`` counts them in what is kept: the output's, or a
+        capped output's stored head, the line about what was left out, and its tail."""
+        if self.dropped and self.writer is not None:
+            return self.writer.lines
+        return self.lines_printed
 
     def whole(self, limit: int) -> bytes | None:
         """All of the output if it is at most ``limit`` bytes and still to be had."""

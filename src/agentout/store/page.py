@@ -31,6 +31,7 @@ from typing import Any
 from agentout.formats import Format
 from agentout.pack import Packed, pack
 from agentout.records import Record, Result
+from agentout.store.cap import is_cut
 from agentout.store.spill import SpillStore
 from agentout.tokens import Tokenizer
 from agentout.tokens.truncate import clip
@@ -45,6 +46,7 @@ JSONL_LINE_CHARS = 20_000  # a record is worth showing whole, as its fields, up 
 _MIN_RECORD_TOKENS = 4  # "L n=1 text=x" is never cheaper: caps the lines worth reading
 _READ_BYTES = 1 << 16
 _ID = re.compile(r"[0-9a-f]{16}")
+_CUT_LINE = "of the output not kept here"  # in the line a capped output has (store.cap)
 
 # (line number, part (0: the whole line), text, whether it is the line's last part)
 _Piece = tuple[int, int, str, bool]
@@ -141,6 +143,8 @@ def page(
         total = index.lines
     records = [_record(n, at, text, jsonl) for n, at, text, _ in picked]
     header: dict[str, Any] = {"ref": ref.rsplit("/", 1)[-1], "lines": total}
+    if is_cut(header["ref"]):  # past the store's cap: its start and end, and one line
+        header["capped"] = f"the middle not kept (--grep {_quote(_CUT_LINE)} says how much)"
     if span != LineRange():
         header["range"] = str(span)
     if pattern is not None:

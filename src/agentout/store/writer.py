@@ -262,6 +262,14 @@ class SpillWriter:
         """Lines as ``agentout show`` counts them: a last line without newline counts."""
         return self.newlines + (1 if self._last and self._last != b"\n" else 0)
 
+    def rename_kind(self, kind: str) -> None:
+        """Commit under another kind (``run_cut`` for a capped ``run``): what ``show``
+        reads from the name. Before ``commit``."""
+        assert self.ref is None, "renamed after commit"
+        if not _KIND.match(kind):
+            raise ValueError(f"spill kind must match [a-z][a-z0-9_]*, got {kind!r}")
+        self.name = kind + self.name[self.name.index("-") :]
+
     def final_name(self) -> str:
         """The name ``commit`` gives the file, were nothing more written: a file named by
         its content has the hash of the bytes written so far in it."""

@@ -121,6 +121,10 @@ class _Filter:
             self.errors += 1
             self.first = self.first or f"{item.source}: {_one_line(exc)}"
             return False
+        except TypeError as exc:  # a value JMESPath cannot compare: a number kept as text
+            self.errors += 1
+            self.first = self.first or f"{item.source}: {_uncomparable(item.data, exc)}"
+            return False
 
     def close(self) -> None:
         if self.errors:
@@ -134,6 +138,34 @@ class _Filter:
 
 def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())
+
+
+def _uncomparable(data: Any, exc: TypeError) -> str:
+    """What could not be compared: the first number in the record that is kept as its
+    text (too large for Python, or for a float), by its path, else the error itself."""
+    found = _number_text(data, "")
+    if found is None:
+        return _one_line(exc)
+    path, text = found
+    shown = text if len(text) <= 40 else f"{text[:12]}…{text[-12:]} ({len(text)} characters)"
+    return f"{path or 'the record'}: {shown} is a number too large to compare"
+
+
+def _number_text(value: Any, path: str) -> tuple[str, str] | None:
+    from agentout.records.values import NumberText
+
+    if isinstance(value, NumberText):
+        return path, str(value)
+    if isinstance(value, dict):
+        inner: Iterable[tuple[Any, Any]] = value.items()
+    else:
+        inner = enumerate(value) if isinstance(value, list) else ()
+    for key, item in inner:
+        step = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}" if path else str(key)
+        found = _number_text(item, step)
+        if found is not None:
+            return found
+    return None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from agentout.records.values import NumberText
 from agentout.sources.collection.load import Item
 from agentout.sources.collection.views import MISSING, field_value, record_id
 
@@ -38,9 +39,16 @@ _DIGITS = re.compile(r"(\d+)")
 
 
 def _natural(text: str) -> tuple[Any, ...]:
-    """``a10`` after ``a9``: digit runs compare as numbers (strings at even places)."""
+    """``a10`` after ``a9``: digit runs compare as numbers (strings at even places), by
+    their length and then their digits, leading zeros aside: as ``int`` would order them,
+    however long (Python refuses to read a number of more than 4300 digits)."""
     parts = _DIGITS.split(text)
-    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts))
+    return tuple(_digits_key(p) if i % 2 else p for i, p in enumerate(parts))
+
+
+def _digits_key(digits: str) -> tuple[int, str]:
+    significant = digits.lstrip("0")
+    return len(significant), significant
 
 
 def id_key(item: Item) -> tuple[Any, ...]:
@@ -86,11 +94,17 @@ def rank(items: Sequence[Item], query: str) -> list[tuple[Item, float]]:
 
 
 def _value_key(value: Any) -> tuple[Any, ...]:
-    """Numbers, then severity words by rank, then text in natural order, then the rest."""
-    if isinstance(value, bool):
-        return (0, float(value))
-    if isinstance(value, (int, float)):
-        return (0, float(value))
+    """Numbers by value (ints, floats and the numbers kept as text compare exactly),
+    then severity words by rank, then text in natural order, then the rest."""
+    if isinstance(value, NumberText):  # too long for Python, or past a float: exactly
+        from decimal import Decimal, InvalidOperation
+
+        try:
+            return (0, Decimal(value))
+        except InvalidOperation:
+            return (2, _natural(value))
+    if isinstance(value, (int, float)):  # compared exactly, however large (never float())
+        return (0, value)
     if isinstance(value, str):
         rank_ = SEVERITY_RANKS.get(value.strip().lower())
         return (1, rank_) if rank_ is not None else (2, _natural(value))
