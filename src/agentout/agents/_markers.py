@@ -43,7 +43,9 @@ def show_command(started: Sequence[str] | None = None) -> str:
         if os.path.basename(script) == "agentout" and os.path.isfile(script):
             started = [script]
         else:
-            started = [sys.executable, "-m", "agentout"]
+            from agentout.process import python_module
+
+            started = python_module("agentout")
     if len(started) == 1:
         found = _on_path("agentout")
         try:

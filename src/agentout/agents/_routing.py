@@ -175,7 +175,9 @@ def agentout_command() -> list[str]:
         return [started]
     if os.path.basename(started) == "agentout":
         return [os.path.abspath(started)]
-    return [sys.executable, "-m", "agentout"]
+    from agentout.process import python_module
+
+    return python_module("agentout")
 
 
 def hook_command() -> list[str]:
