@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
     from typing import Any
 
+    from agentout.agents._persisted import Folder
     from agentout.agents._shell import Script
 
 __all__ = [
@@ -172,13 +173,15 @@ def argv_of(script: Script | None, command: str) -> tuple[str, ...]:
     return ("bash", "-c", command)
 
 
-def _pieces(response: Mapping[str, Any]) -> tuple[Iterator[bytes], int | None]:
-    """The whole output in pieces, and its size (None: unknown, in Claude Code's own file)."""
+def _pieces(response: Mapping[str, Any], folder: Folder) -> tuple[Iterator[bytes], int | None]:
+    """The whole output in pieces, and its size (None: unknown, in the client's own file,
+    read only in ``folder``, where the client keeps such files: ``agents._persisted``)."""
     path = response.get("persistedOutputPath")
     if isinstance(path, str) and path:
         from agentout.agents._files import chunks
+        from agentout.agents._persisted import confined
 
-        return chunks(path, MAX_OUTPUT), None
+        return chunks(confined(path, folder), MAX_OUTPUT), None
     data = response["stdout"].encode("utf-8", "surrogatepass")
     return iter((data,)), len(data)
 
@@ -199,6 +202,7 @@ def decide(
     record: bool = True,
     limit: int | None = None,
     exit_status: int = 0,
+    persisted: Folder | None = None,
 ) -> dict[str, Any] | None:
     """The hook's answer to one ``PostToolUse`` payload of ``Bash``, or None for none.
 
@@ -207,7 +211,8 @@ def decide(
     nothing and says why). ``output_setting``: Claude Code's ``bashOutputMaxChars`` (None:
     read from its settings files); ``record``: write the ledger row (``discover`` does not).
     ``limit`` and ``exit_status``: another agent's inline limit, and the command's status
-    when that agent hands over failed commands too (OpenCode).
+    when that agent hands over failed commands too (OpenCode); ``persisted``: the folder
+    that agent keeps whole outputs in (None: Claude Code's), the only one read.
     """
     import time
 
@@ -233,7 +238,11 @@ def decide(
     if not settings["enabled"]:
         return None
     env = os.environ if environ is None else environ
-    pieces, size = _pieces(response)
+    if persisted is None:
+        from agentout.agents import _persisted
+
+        persisted = _persisted.claude(env)
+    pieces, size = _pieces(response, persisted)
     if size is not None and not response["stdout"].strip():
         return None
     if limit is None:
