@@ -2,9 +2,11 @@
 
 Command output is meant for a terminal: colour and cursor escapes, carriage-return
 redraws of a progress bar. ``terminal_text`` keeps what the terminal would end up showing
-(escapes removed; a line redrawn with ``\\r`` drawn cell by cell as the terminal draws
-it, erase-line escapes included, or its ``\\r`` shown escaped where a cell cannot be
-known: never by dropping text). ``visible`` then makes what no reader would see as text show
+(escapes removed; a line redrawn with ``\\r``, erase-line escapes and cursor moves along
+it drawn cell by cell as the terminal draws it, or its ``\\r`` shown escaped where a cell
+cannot be known) and never drops text: words the redraw hid from a reader follow the
+line, marked ``[overwritten: ...]``, and only a progress bar's earlier frames (the same
+words, other numbers and bars) fold into its last. ``visible`` then makes what no reader would see as text show
 up as an escape: C0 and C1 controls (tab aside), DEL, bidi embeddings, overrides and
 isolates (text that reads one way and is another), Unicode's line and paragraph
 separators, and the characters Unicode says a renderer shows as nothing
