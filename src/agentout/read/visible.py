@@ -6,10 +6,10 @@ redraws of a progress bar. ``terminal_text`` keeps what the terminal would end u
 it drawn cell by cell as the terminal draws it, or its ``\\r`` shown escaped where a cell
 cannot be known) and never drops text: words the redraw hid from a reader follow the
 line, marked ``[overwritten: ...]``, and only a progress bar's earlier frames (the same
-words, other numbers and bars) fold into its last. ``visible`` then makes what no reader would see as text show
-up as an escape: C0 and C1 controls (tab aside), DEL, bidi embeddings, overrides and
-isolates (text that reads one way and is another), Unicode's line and paragraph
-separators, and the characters Unicode says a renderer shows as nothing
+words, other numbers and bars) fold into its last. ``visible`` then makes what no reader
+would see as text show up as an escape: C0 and C1 controls (tab aside), DEL, bidi
+embeddings, overrides and isolates (text that reads one way and is another), Unicode's
+line and paragraph separators, and the characters Unicode says a renderer shows as nothing
 (Default_Ignorable_Code_Point: zero-width spaces and joiners, the BOM, soft hyphens,
 variation selectors, tag characters...). ``\\u202e`` in the output is the character
 U+202E in the input; one past U+FFFF is written as its UTF-16 pair (``\\udb40\\udc41``),
