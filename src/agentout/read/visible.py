@@ -187,8 +187,8 @@ def _redrawn(line: str) -> str:
             cells[:end] = [None] * end
     if _drawn(cells, column, line[at:]) < 0:
         return _ANSI.sub("", line)
-    found = _with_hidden(_shown(cells), writes)
-    return _ANSI.sub("", line) if found is None else found
+    drawn = _with_hidden(_shown(cells), writes)
+    return _ANSI.sub("", line) if drawn is None else drawn
 
 
 def _shown(cells: list[str | None]) -> str:
