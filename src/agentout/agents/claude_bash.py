@@ -150,17 +150,31 @@ def _parsed(command: str) -> Script | None:
 
 
 def _runs_agentout(script: Script | None, command: str) -> bool:
-    """Whether a part of the command is agentout itself (``agentout run``, a path to it,
-    ``python -m agentout``): its output is agentout's already."""
+    """Whether the command's output is agentout's already: it runs agentout itself
+    (``agentout run``, a path to it, ``python -m agentout``), and every other part of it
+    prints nothing (``cd x && agentout run ...``). ``cat .env; agentout --version``
+    prints ``.env`` as it is: its output is read like any other."""
     if script is None:
-        words = [tuple(command.split())]
-    else:
-        words = [s.words or tuple(s.text.split()) for s in script.segments]
-    for part in words:
-        head = os.path.basename(part[0]) if part else ""
-        if head == "agentout" or (head.startswith("python") and part[1:3] == ("-m", "agentout")):
-            return True
-    return False
+        return False  # not read whole: nothing is taken for agentout's
+    parts = [s.words or tuple(s.text.split()) for s in script.segments]
+    ours = [_is_agentout(part) for part in parts]
+    return any(ours) and all(mine or _silent(part) for part, mine in zip(parts, ours, strict=True))
+
+
+def _is_agentout(part: Sequence[str]) -> bool:
+    head = os.path.basename(part[0]) if part else ""
+    return head == "agentout" or (
+        head.startswith("python") and tuple(part[1:3]) == ("-m", "agentout")
+    )
+
+
+def _silent(part: Sequence[str]) -> bool:
+    """A part that prints nothing: ``cd DIR``, ``true``, ``:``, ``export``/``unset NAME``
+    (``export`` alone prints the environment)."""
+    head = part[0] if part else ""
+    if head in ("cd", "true", ":"):
+        return True
+    return head in ("export", "unset") and len(part) > 1 and not part[1].startswith("-")
 
 
 def argv_of(script: Script | None, command: str) -> tuple[str, ...]:
