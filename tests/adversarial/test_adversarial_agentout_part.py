@@ -110,6 +110,8 @@ def test_opencode_and_gemini(tmp_path: Path) -> None:
         ("agentout run -- git log", True),
         ("/opt/agentout/bin/agentout run -- git log", True),
         ("python3 -m agentout run -- git log", True),
+        ("/usr/bin/python3 -P -m agentout show 0123abcd", True),  # a marker's own form
+        ("python3 -P -c x -m agentout", False),
         ("cd x && agentout run -- git log", True),
         ("export A=1; agentout run -- git log", True),
         ("cat .env; agentout --version", False),

@@ -169,7 +169,7 @@ def routable(script: Script, named: Callable[[Segment], bool] | None = None) -> 
 
 def agentout_command() -> list[str]:
     """How to start this agentout again, whatever PATH says: its own script if it was
-    started as one, else this Python with ``-m agentout``."""
+    started as one, else this Python with ``-P -m agentout`` (``process.python_module``)."""
     started = sys.argv[0] if sys.argv else ""
     if os.path.basename(started) == "agentout" and os.path.isabs(started):
         return [started]

@@ -162,10 +162,14 @@ def _runs_agentout(script: Script | None, command: str) -> bool:
 
 
 def _is_agentout(part: Sequence[str]) -> bool:
+    """``agentout ...`` (by any path), or a Python running it: ``python -m agentout``,
+    ``python -P -m agentout`` (the markers' own form, ``agentout.process.python_module``)."""
     head = os.path.basename(part[0]) if part else ""
-    return head == "agentout" or (
-        head.startswith("python") and tuple(part[1:3]) == ("-m", "agentout")
-    )
+    if head == "agentout":
+        return True
+    flags = [word for word in part[1:3] if word.startswith("-") and word != "-m"]
+    rest = tuple(part[1 + len(flags) : 3 + len(flags)])
+    return head.startswith("python") and rest == ("-m", "agentout")
 
 
 def _silent(part: Sequence[str]) -> bool:
