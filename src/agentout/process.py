@@ -63,6 +63,7 @@ __all__ = [
     "end_all",
     "in_client_capture",
     "keep_child_status",
+    "python_module",
     "run",
     "shell_argv",
 ]
@@ -132,6 +133,21 @@ def _bash() -> str:
         if os.access(candidate, os.X_OK):
             return candidate
     return "/bin/sh"
+
+
+def python_module(module: str) -> list[str]:
+    """The words that run ``python -m MODULE`` in this Python with nothing of the current
+    folder importable: ``-P`` (Python 3.11+), else a ``-c`` that takes the folder off
+    ``sys.path`` before the first import. A bare ``python -m agentout...`` started in a
+    repository holding an ``agentout/`` folder would run that folder's code. Unlike ``-I``,
+    the user's site-packages and ``PYTHONPATH`` (where agentout may be installed) stay."""
+    if sys.version_info >= (3, 11):
+        return [sys.executable, "-P", "-m", module]
+    code = (
+        "import sys,runpy;del sys.path[0];"
+        f"runpy.run_module({module!r},run_name='__main__',alter_sys=True)"
+    )
+    return [sys.executable, "-c", code]
 
 
 # -- the groups agentout owns --------------------------------------------------------------

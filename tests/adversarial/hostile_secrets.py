@@ -53,6 +53,13 @@ SECOND_GITHUB = "ghp_" + "".join(
     _RNG.choice(string.ascii_letters + string.digits) for _ in range(36)
 )
 SECRETS["github-2"] = SECOND_GITHUB
+# URL passwords as the issue writes them: reserved characters, an "@" inside, no user name
+URL_PASSWORDS = {
+    "url-reserved": ("postgres://app:{}@db/prod", "Passw0rd!2024"),
+    "url-at": ("https://deploy:{}@host", "p@ss:w0rd!x"),
+    "url-no-user": ("redis://:{}@cache:6379/0", "hunter2hunter2"),
+}
+SECRETS.update({name: password for name, (_, password) in URL_PASSWORDS.items()})
 
 _HEX = "0123456789abcdef"
 
@@ -189,6 +196,10 @@ def build(root: Path) -> Project:
         f"DB_PASSWORD={s['password']}\n"
         f"DATABASE_URL=postgres://app:{s['url-password']}@db.internal:5432/app\n"
         f"AUTH_HEADER=Authorization: Bearer {s['bearer']}\n"
+        + "".join(
+            f"URL_{n}={url.format(s[name])}\n"
+            for n, (name, (url, _)) in enumerate(URL_PASSWORDS.items())
+        )
     )
     (project / "config" / "values.yaml").write_text(
         "replicas: 2\ntls:\n  key: |\n" + _key_yaml("    ") + "  cert: none\n"
@@ -247,6 +258,7 @@ def _write_records(project: Path) -> None:
         {"level": "error", "msg": f"\x1b[31mauth failed for {s['github']}\x1b[0m", "n": 1},
         {"level": "info", "msg": f"key \x1b[1m{aws[:6]}\x1b[0m{aws[6:]}", "n": 2},
         {"level": "info", "password": s["password"], "n": 3},
+        {"level": "info", "dsn": URL_PASSWORDS["url-at"][0].format(s["url-at"]), "n": 3},
         {"level": "debug", "config": _key_yaml(""), "n": 4},
         *({"level": "info", "fact": fact, "n": 5 + i} for i, fact in enumerate(LOOK_ALIKES)),
     ]

@@ -6,17 +6,13 @@ left, and the plain uses of the same programs must still answer."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
-
-from agentout.mcp.child import SERVE
-from processes import without_agentout_settings
+from adversarial_support import run_commands
 
 PROGRAMS = ["git", "find", "tar", "make", "sed", "awk", "sh", "env", "timeout", "perl"]
 PRESENT = [name for name in PROGRAMS if shutil.which(name)]
@@ -91,60 +87,9 @@ def repository(tmp_path: Path) -> Path:
     return root
 
 
-def _calls(commands: list[list[str]]) -> list[bytes]:
-    opening: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "adversary", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]  # fmt: skip
-    calls = [
-        {"jsonrpc": "2.0", "id": n, "method": "tools/call",
-         "params": {"name": "run_command", "arguments": {"command": command}}}
-        for n, command in enumerate(commands, 1)
-    ]  # fmt: skip
-    return [json.dumps(message).encode() + b"\n" for message in [*opening, *calls]]
-
-
-def _serve(root: Path, commands: list[list[str]]) -> dict[int, dict[str, Any]]:
-    """Each call's result, stdin kept open until all are answered (its end stops the
-    commands still running)."""
-    env = without_agentout_settings()
-    env["AGENTOUT_SPILL_DIR"] = str(root.parent / "spill")
-    allowed = ",".join([*PRESENT, PYTHON])
-    server = subprocess.Popen(
-        [*SERVE, "--root", str(root), "--allow-commands", allowed],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        cwd=root,
-    )
-    assert server.stdin is not None
-    assert server.stdout is not None
-    results: dict[int, dict[str, Any]] = {}
-    try:
-        server.stdin.write(b"".join(_calls(commands)))
-        server.stdin.flush()
-        while len(results) < len(commands):
-            line = server.stdout.readline()
-            assert line, "the server ended before answering every call"
-            reply = json.loads(line)
-            if reply.get("id"):
-                results[reply["id"]] = reply["result"]
-        server.stdin.close()
-        assert server.wait(timeout=60) == 0
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
-        server.stdout.close()
-    return results
-
-
 def test_every_attack_is_refused_and_nothing_runs(repository: Path) -> None:
     attacks = [command for command in ATTACKS if command[0] in PRESENT or command[0] == PYTHON]
-    results = _serve(repository, attacks)
+    results = run_commands(repository, attacks, [*PRESENT, PYTHON])
     for n, command in enumerate(attacks, 1):
         text = results[n]["content"][0]["text"]
         # refused by agentout, or (GNU sed) by the sandbox agentout turned on
@@ -158,7 +103,7 @@ def test_every_attack_is_refused_and_nothing_runs(repository: Path) -> None:
 
 def test_the_programs_still_do_their_work(repository: Path) -> None:
     plain = [(command, shown) for command, shown in PLAIN if command[0] in PRESENT]
-    results = _serve(repository, [command for command, _ in plain])
+    results = run_commands(repository, [command for command, _ in plain], [*PRESENT, PYTHON])
     for n, (command, shown) in enumerate(plain, 1):
         text = results[n]["content"][0]["text"]
         assert results[n]["isError"] is False, (command, text)

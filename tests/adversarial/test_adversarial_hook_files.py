@@ -63,13 +63,15 @@ def test_pretooluse_settings_that_are_not_files(tmp_path: Path, kind: str) -> No
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_posttooluse_persisted_output_that_is_not_a_file(tmp_path: Path, kind: str) -> None:
-    persisted = tmp_path / "tool-results" / "b.txt"
+    claude = tmp_path / "claude"  # where Claude Code keeps outputs: the one folder read
+    persisted = claude / "projects" / "-x" / "s" / "tool-results" / "b.txt"
     _plant(persisted, kind)
     payload = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "session_id": "s",
                "tool_input": {"command": "./x"},
                "tool_response": {"stdout": "head", "stderr": "", "interrupted": False,
                                  "persistedOutputPath": str(persisted)}}  # fmt: skip
-    done, _ = _hook(payload, {"AGENTOUT_SPILL_DIR": str(tmp_path / "store")})
+    env = {"AGENTOUT_SPILL_DIR": str(tmp_path / "store"), "CLAUDE_CONFIG_DIR": str(claude)}
+    done, _ = _hook(payload, env)
     assert (done.returncode, done.stdout) == (0, b"")
     assert done.stderr.count(b"\n") == 1
     assert b"Traceback" not in done.stderr

@@ -91,10 +91,35 @@ _PIECES = st.sampled_from(["a", "b", "xyz", " ", "\r", "\x1b[K", "\x1b[0K", "\x1
                            "\x1b[2K", "\x1b[31m", "\x1b[0m", "é"])  # fmt: skip
 
 
-@given(st.lists(_PIECES, max_size=14).map("".join))
+_MARKS = re.compile(r" ?\[overwritten: [^\]]*\]")
+_STEPS = re.compile(r"\r|\x08|\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _as_drawn(shown: str) -> str:
+    """What a redraw shows, without what it hid (kept after it, marked)."""
+    return _MARKS.sub("", shown).rstrip()
+
+
+def _letters(text: str) -> str:
+    return "".join(char for char in text if char.isalpha())
+
+
+def _lost(line: str, shown: str) -> list[str]:
+    """The runs of letters written in ``line`` that ``shown`` does not hold: none may be."""
+    runs = re.findall(r"[^\W\d_]+", _STEPS.sub("\0", line))
+    held = _letters(shown)
+    return [run for run in runs if run not in held]
+
+
+_MOVES = st.sampled_from(["\x1b[D", "\x1b[2D", "\x1b[3C", "\x1b[2G", "\x1b[G"])
+
+
+@given(st.lists(st.one_of(_PIECES, _MOVES), max_size=14).map("".join))
 @settings(max_examples=400)
 def test_a_redraw_shows_what_a_terminal_shows(line: str) -> None:
-    assert terminal_text(line).rstrip() == _screen(line)
+    shown = terminal_text(line)
+    assert _as_drawn(shown) == _screen(line)
+    assert _lost(line, shown) == []  # and nothing written vanished
 
 
 @given(st.lists(st.sampled_from(["a", "bc", "\r", "日", "\u0301", "\t", "\x1b[2D"]), max_size=8))
@@ -103,24 +128,47 @@ def test_a_redraw_that_cannot_be_drawn_keeps_every_character(pieces: list[str]) 
     line = "".join(pieces).rstrip("\r")  # a trailing \\r ends a line: nothing to draw
     shown = terminal_text(line)
     whole = visible(line.replace("\x1b[2D", ""))  # every character, each \r escaped
-    if "\r" in line and "\\u000d" not in shown:  # drawn: as the terminal draws it
-        assert shown.rstrip() == _screen(line)
+    redrawn = "\r" in line or "\x1b[2D" in line
+    if redrawn and not any(c in line for c in "日\u0301\t"):  # drawn, as the terminal does
+        assert _as_drawn(shown) == _screen(line)
     else:
         assert shown == whole
+    assert _lost(line, shown) == []
+
+
+_NAMES = st.text(st.sampled_from("abcdefghij-_."), min_size=1, max_size=12)
+
+
+@given(name=_NAMES, steps=st.lists(st.integers(0, 100), min_size=1, max_size=40), unit=_NAMES)
+@settings(max_examples=200)
+def test_a_progress_bar_folds_to_its_last_frame(name: str, steps: list[int], unit: str) -> None:
+    """Frames that change only numbers and bars: the line is the last frame, nothing kept."""
+    frames = [f"{name} {p:3d}% |{'#' * (p // 5):<20}| {p * 0.42:.1f}/42.0 {unit}" for p in steps]
+    for erase in ("", "\x1b[2K"):
+        line = "\r" + ("\r" + erase).join(frames)
+        assert terminal_text(line).rstrip() == _screen(line)
+        if erase:
+            assert terminal_text(line) == frames[-1]
 
 
 @pytest.mark.parametrize(
     ("line", "shown"),
     [
-        ("a\rb", "b"),
-        ("ar\rb", "br"),
-        ("abc\rX", "Xbc"),
+        ("a\rb", "b [overwritten: a]"),
+        ("ar\rb", "br [overwritten: ar]"),
+        ("abc\rX", "Xbc [overwritten: abc]"),
         ("10%\r20%\r100%", "100%"),
-        ("Processing 100 files\r\x1b[KDone", "Done"),
-        ("abc\r\x1b[32mX\x1b[0m", "Xbc"),
+        ("Processing 100 files\r\x1b[KDone", "Done [overwritten: Processing 100 files]"),
+        ("abc\r\x1b[32mX\x1b[0m", "Xbc [overwritten: abc]"),
         ("日本\rx", "日本\\u000dx"),  # wide characters: kept whole
-        ("abc\x1b[1D\rZ", "abc\\u000dZ"),  # a cursor move: kept whole
+        ("abc\x1b[1D\rZ", "Zbc [overwritten: abc]"),  # a cursor moved back
+        ("abc\x1b[5A\rZ", "abc\\u000dZ"),  # to another line: kept whole
         ("ok\r", "ok"),
+        ("\rDownloading 5%\rDownloading 10%", "Downloading 10%"),  # a progress bar
+        ("Compiling\rCompiling done", "Compiling done"),  # nothing hidden
+        ("secret\r\x1b[2K", "[overwritten: secret]"),
+        ("rm -rf ~/x\x1b[10D# cleanup   ", "# cleanup [overwritten: rm -rf ~/x]"),
+        ("_\x08X", "_\\u0008X"),  # a backspace alone: kept, escaped
     ],
 )
 def test_carriage_returns_as_a_terminal_shows_them(line: str, shown: str) -> None:

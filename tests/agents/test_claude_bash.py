@@ -116,10 +116,20 @@ def test_git_log_is_reduced_keeping_every_commit(repo: Path) -> None:
     assert count(result["stdout"]) < count(stdout)
 
 
-def test_every_field_is_kept_but_the_persisted_ones(tmp_path: Path, repo: Path) -> None:
+@pytest.fixture
+def tool_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Claude Code's folder of persisted outputs, the one a hook reads them from:
+    ``~/.claude/projects/<slug>/<session>/tool-results``, in a home of the test's own."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    folder = home / ".claude" / "projects" / "-tmp" / "session-1" / "tool-results"
+    folder.mkdir(parents=True)
+    return folder
+
+
+def test_every_field_is_kept_but_the_persisted_ones(tool_results: Path, repo: Path) -> None:
     whole = run("git log", repo)
-    persisted = tmp_path / "tool-results" / "b1.txt"
-    persisted.parent.mkdir()
+    persisted = tool_results / "b1.txt"
     persisted.write_text(whole)
     extra = {
         "returnCodeInterpretation": "x",
@@ -432,8 +442,10 @@ def test_bad_input_changes_nothing(data: bytes, message: bytes) -> None:
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device", "directory", "missing", "huge"])
-def test_a_persisted_output_that_is_not_a_file_changes_nothing(tmp_path: Path, kind: str) -> None:
-    path = tmp_path / "persisted"
+def test_a_persisted_output_that_is_not_a_file_changes_nothing(
+    tool_results: Path, kind: str
+) -> None:
+    path = tool_results / "persisted"
     if kind == "fifo":
         os.mkfifo(path)
     elif kind == "device":
@@ -461,8 +473,8 @@ def test_binary_and_odd_text_answer_in_bounded_form(tmp_path: Path) -> None:
         assert len(result["stdout"]) <= 30_000
 
 
-def test_a_100_mb_output_answers_in_bounded_time_or_not_at_all(tmp_path: Path) -> None:
-    path = tmp_path / "persisted.txt"
+def test_a_100_mb_output_answers_in_bounded_time_or_not_at_all(tool_results: Path) -> None:
+    path = tool_results / "persisted.txt"
     line = b"0123456789 abcdefghij the same line of a very long output, again and again\n"
     with path.open("wb") as handle:
         for _ in range((100 << 20) // (len(line) * 1000)):

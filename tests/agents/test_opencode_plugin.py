@@ -6,6 +6,7 @@ stood in for by a tagged template that runs the same argv with the same stdin.""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -87,11 +88,14 @@ def _node(tmp_path: Path, output: str, command: str, status: int = 0, cut: bool 
     module.write_text(plugin(AGENTOUT))
     harness = tmp_path / "harness.mjs"
     harness.write_text(HARNESS)
-    given = tmp_path / "output.txt"
+    data = tmp_path / "data"  # OpenCode keeps a cut output's whole in its tool-output folder
+    given = data / "opencode" / "tool-output" / "tool_1"
+    given.parent.mkdir(parents=True, exist_ok=True)
     given.write_text(output)
     done = subprocess.run(
         [NODE, str(harness), str(module), str(given), command, str(status), "1" if cut else "0"],
         capture_output=True, text=True, check=False, timeout=120,
+        env={**os.environ, "XDG_DATA_HOME": str(data)},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return done.stdout

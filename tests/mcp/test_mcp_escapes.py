@@ -209,7 +209,7 @@ ALLOWED = [
     ["make", "test"],
     ["make", "-C", "sub", "-j2", "check"],
     ["make", "VERBOSE=1", "CFLAGS=-O2 -g -I/usr/include", "all"],
-    ["make", "CC=gcc", "PREFIX=/usr/local"],
+    ["make", "CC=gcc", "PREFIX=build/usr"],
     ["npm", "run", "test"],
     ["npm", "test"],
     ["npm", "config", "get", "registry"],

@@ -4,7 +4,8 @@ agentout's markers and closing lines say ``agentout show REF``. An agent reached
 hook runs its commands in a shell whose PATH may not hold ``agentout`` (a clone's virtual
 environment, a venv never activated): the hook was started by the absolute path
 ``agentout init`` wrote. So output delivered through a hook names that path, or this
-Python with ``-m agentout``, unless the ``agentout`` on PATH is this very one.
+Python with ``-P -m agentout`` (never the current folder's ``agentout``: see
+``agentout.process.python_module``), unless the ``agentout`` on PATH is this very one.
 
 The delivery is made with that command in its raw format's pager
 (``agentout.formats.raw.Pager``), so the markers name it and the budget and the closing
@@ -37,13 +38,15 @@ def _on_path(name: str) -> str | None:
 
 def show_command(started: Sequence[str] | None = None) -> str:
     """How the agent's shell starts this agentout: ``agentout`` when that is this one on
-    PATH, else the absolute path it was started by, else ``python -m agentout``."""
+    PATH, else the absolute path it was started by, else ``python -P -m agentout``."""
     if started is None:
         script = os.path.abspath(sys.argv[0]) if sys.argv else ""
         if os.path.basename(script) == "agentout" and os.path.isfile(script):
             started = [script]
         else:
-            started = [sys.executable, "-m", "agentout"]
+            from agentout.process import python_module
+
+            started = python_module("agentout")
     if len(started) == 1:
         found = _on_path("agentout")
         try:

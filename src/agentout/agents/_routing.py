@@ -169,13 +169,15 @@ def routable(script: Script, named: Callable[[Segment], bool] | None = None) -> 
 
 def agentout_command() -> list[str]:
     """How to start this agentout again, whatever PATH says: its own script if it was
-    started as one, else this Python with ``-m agentout``."""
+    started as one, else this Python with ``-P -m agentout`` (``process.python_module``)."""
     started = sys.argv[0] if sys.argv else ""
     if os.path.basename(started) == "agentout" and os.path.isabs(started):
         return [started]
     if os.path.basename(started) == "agentout":
         return [os.path.abspath(started)]
-    return [sys.executable, "-m", "agentout"]
+    from agentout.process import python_module
+
+    return python_module("agentout")
 
 
 def hook_command() -> list[str]:

@@ -18,7 +18,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: the hook is timed
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Script", "Segment", "analyse", "splits_alike"]
+__all__ = ["Script", "Segment", "analyse", "joined", "splits_alike"]
 
 _SEPARATORS = {"&&", "||", ";", "|", "|&", "\n", ";;"}
 _NULL_TARGETS = {"/dev/null"}
@@ -108,9 +108,47 @@ def splits_alike(command: str) -> bool:
     return command.replace("\n", "").replace("\t", "").isprintable()
 
 
+def joined(command: str) -> str:
+    """``command`` with its line continuations joined as bash joins them before it splits
+    words: a backslash before a newline is taken out with the newline, but in single
+    quotes, ``$'...'`` and comments, and after a backslash that is itself quoted.
+    tree-sitter's grammar splits a word at such a newline that bash does not split at:
+    ``--format=%s\\<newline>--output=f`` is one word to bash, two to tree-sitter. A
+    command with a heredoc is left as it is (its body has rules of its own; a heredoc
+    is never plain)."""
+    if "\\\n" not in command or "<<" in command:
+        return command
+    out: list[str] = []
+    state = ""  # "": unquoted; "'", '"', "$'" (ANSI-C), "#" (a comment)
+    index = 0
+    while index < len(command):
+        char = command[index]
+        if state in ("", '"', "$'") and char == "\\" and index + 1 < len(command):
+            following = command[index + 1]
+            if following == "\n" and state != "$'":
+                index += 2
+                continue
+            out += (char, following)
+            index += 2
+            continue
+        if state == "":
+            if char == "#" and (not out or out[-1] in " \t\n;&|()<>"):
+                state = "#"
+            elif char == "'" and out and out[-1] == "$":
+                state = "$'"
+            elif char in "'\"":
+                state = char
+        elif char == {"'": "'", "$'": "'", '"': '"', "#": "\n"}[state]:
+            state = ""  # the quote or the comment ends
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
 def analyse(command: str) -> Script | None:
-    """The command's structure; None if bash's grammar cannot parse all of it."""
-    source = command.encode("utf-8", "surrogatepass")
+    """The command's structure; None if bash's grammar cannot parse all of it. Its words
+    are read after its line continuations are joined, as bash reads them (``joined``)."""
+    source = joined(command).encode("utf-8", "surrogatepass")
     tree = _parser().parse(source)
     root = tree.root_node
     if root.has_error or root.type != "program":
@@ -134,7 +172,20 @@ class _Walker:
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
 
+    def blank_between(self, node: Any) -> bool:
+        """Whether only blanks lie between ``node``'s children (and its ends): the grammar
+        skips a stray backslash there (``f \\ ;``) that bash reads as part of a word."""
+        end = node.start_byte
+        for child in [*node.children, None]:
+            start = node.end_byte if child is None else child.start_byte
+            if self.source[end:start].strip(b" \t\n"):
+                return False
+            end = end if child is None else child.end_byte
+        return True
+
     def statements(self, node: Any) -> None:
+        if not self.blank_between(node):
+            self.plain = False
         for child in node.children:
             if child.is_named:
                 self.statement(child)
@@ -150,6 +201,8 @@ class _Walker:
         elif kind == "command":
             self.segments.append(self.command(node, redirected=False))
         elif kind == "redirected_statement":
+            if not self.blank_between(node):
+                self.plain = False
             body = node.child_by_field_name("body")
             # The bindings give a new Node object on every access: compare by position.
             span = None if body is None else (body.start_byte, body.end_byte)
@@ -177,18 +230,19 @@ class _Walker:
         if node.type != "file_redirect":
             return None
         operator = next((c.type for c in node.children if not c.is_named), "")
-        destination = node.child_by_field_name("destination")
-        if destination is None:
-            return None
-        target = self.text(destination)
+        destinations = node.children_by_field_name("destination")
+        if len(destinations) != 1 or not self.blank_between(node):
+            return None  # ``2>&1 a``: the grammar takes the command's next word for a target
+        target = self.text(destinations[0])
         if operator in (">", ">>", "&>", "&>>") and target in _NULL_TARGETS:
             return "null"
         return "merge" if operator == ">&" and target in ("1", "2") else None
 
     def command(self, node: Any, *, redirected: bool) -> Segment:
-        words: list[str] | None = []
+        words: list[str] | None = [] if self.blank_between(node) else None
         for child in node.children:
-            if not child.is_named:
+            if not child.is_named:  # a word the grammar takes for an operator (``==``, ``=~``)
+                words = None
                 continue
             if child.type == "command_name":
                 value = self.literal(child.named_children[0] if child.named_children else child)

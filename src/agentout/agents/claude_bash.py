@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
     from typing import Any
 
+    from agentout.agents._persisted import Folder
     from agentout.agents._shell import Script
 
 __all__ = [
@@ -151,17 +152,35 @@ def _parsed(command: str) -> Script | None:
 
 
 def _runs_agentout(script: Script | None, command: str) -> bool:
-    """Whether a part of the command is agentout itself (``agentout run``, a path to it,
-    ``python -m agentout``): its output is agentout's already."""
+    """Whether the command's output is agentout's already: it runs agentout itself
+    (``agentout run``, a path to it, ``python -m agentout``), and every other part of it
+    prints nothing (``cd x && agentout run ...``). ``cat .env; agentout --version``
+    prints ``.env`` as it is: its output is read like any other."""
     if script is None:
-        words = [tuple(command.split())]
-    else:
-        words = [s.words or tuple(s.text.split()) for s in script.segments]
-    for part in words:
-        head = os.path.basename(part[0]) if part else ""
-        if head == "agentout" or (head.startswith("python") and part[1:3] == ("-m", "agentout")):
-            return True
-    return False
+        return False  # not read whole: nothing is taken for agentout's
+    parts = [s.words or tuple(s.text.split()) for s in script.segments]
+    ours = [_is_agentout(part) for part in parts]
+    return any(ours) and all(mine or _silent(part) for part, mine in zip(parts, ours, strict=True))
+
+
+def _is_agentout(part: Sequence[str]) -> bool:
+    """``agentout ...`` (by any path), or a Python running it: ``python -m agentout``,
+    ``python -P -m agentout`` (the markers' own form, ``agentout.process.python_module``)."""
+    head = os.path.basename(part[0]) if part else ""
+    if head == "agentout":
+        return True
+    flags = [word for word in part[1:3] if word.startswith("-") and word != "-m"]
+    rest = tuple(part[1 + len(flags) : 3 + len(flags)])
+    return head.startswith("python") and rest == ("-m", "agentout")
+
+
+def _silent(part: Sequence[str]) -> bool:
+    """A part that prints nothing: ``cd DIR``, ``true``, ``:``, ``export``/``unset NAME``
+    (``export`` alone prints the environment)."""
+    head = part[0] if part else ""
+    if head in ("cd", "true", ":"):
+        return True
+    return head in ("export", "unset") and len(part) > 1 and not part[1].startswith("-")
 
 
 def argv_of(script: Script | None, command: str) -> tuple[str, ...]:
@@ -174,13 +193,15 @@ def argv_of(script: Script | None, command: str) -> tuple[str, ...]:
     return ("bash", "-c", command)
 
 
-def _pieces(response: Mapping[str, Any]) -> tuple[Iterator[bytes], int | None]:
-    """The whole output in pieces, and its size (None: unknown, in Claude Code's own file)."""
+def _pieces(response: Mapping[str, Any], folder: Folder) -> tuple[Iterator[bytes], int | None]:
+    """The whole output in pieces, and its size (None: unknown, in the client's own file,
+    read only in ``folder``, where the client keeps such files: ``agents._persisted``)."""
     path = response.get("persistedOutputPath")
     if isinstance(path, str) and path:
         from agentout.agents._files import chunks
+        from agentout.agents._persisted import confined
 
-        return chunks(path, MAX_OUTPUT), None
+        return chunks(confined(path, folder), MAX_OUTPUT), None
     data = response["stdout"].encode("utf-8", "surrogatepass")
     return iter((data,)), len(data)
 
@@ -201,6 +222,7 @@ def decide(
     record: bool = True,
     limit: int | None = None,
     exit_status: int = 0,
+    persisted: Folder | None = None,
 ) -> dict[str, Any] | None:
     """The hook's answer to one ``PostToolUse`` payload of ``Bash``, or None for none.
 
@@ -209,7 +231,8 @@ def decide(
     nothing and says why). ``output_setting``: Claude Code's ``bashOutputMaxChars`` (None:
     read from its settings files); ``record``: write the ledger row (``discover`` does not).
     ``limit`` and ``exit_status``: another agent's inline limit, and the command's status
-    when that agent hands over failed commands too (OpenCode).
+    when that agent hands over failed commands too (OpenCode); ``persisted``: the folder
+    that agent keeps whole outputs in (None: Claude Code's), the only one read.
     """
     import time
 
@@ -238,7 +261,11 @@ def decide(
     if not settings["enabled"]:
         return None
     env = os.environ if environ is None else environ
-    pieces, size = _pieces(response)
+    if persisted is None:
+        from agentout.agents import _persisted
+
+        persisted = _persisted.claude(env)
+    pieces, size = _pieces(response, persisted)
     if size is not None and not response["stdout"].strip():
         return None
     if limit is None:

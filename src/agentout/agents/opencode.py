@@ -119,7 +119,7 @@ def edits(
 def decide(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     """The plugin's answer: ``{"output": TEXT}`` to put in place of the bash tool's output,
     or None to leave it. Raises ``claude_bash.BadPayload`` for a payload of another shape."""
-    from agentout.agents import claude_bash
+    from agentout.agents import _persisted, claude_bash
 
     response = payload.get("tool_response")
     if not isinstance(response, dict) or not isinstance(response.get("output"), str):
@@ -130,7 +130,10 @@ def decide(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     if isinstance(response.get("outputPath"), str) and response["outputPath"]:
         shaped["persistedOutputPath"] = response["outputPath"]
     answer = claude_bash.decide(
-        {**payload, "tool_response": shaped}, limit=INLINE_CHARS, exit_status=status
+        {**payload, "tool_response": shaped},
+        limit=INLINE_CHARS,
+        exit_status=status,
+        persisted=_persisted.opencode(),
     )
     if answer is None:
         return None

@@ -217,8 +217,9 @@ def trust(path: str | None, list_only: bool, revoke: bool) -> None:
     A reducer decides what an agent reads of a command's output, so the files in a
     project's .agentout/reducers/ are ignored until you trust them, and again whenever
     one changes. PATH is a reducer file or a folder of them (default: the project's
-    .agentout/reducers/). Each file is read and checked first: if one cannot be used,
-    nothing is recorded. Read a file (`agentout reducers show NAME`) before you trust it.
+    .agentout/reducers/). Each file is read and checked first: if one cannot be used, is
+    not yours, or leads outside its project's tree (a link), nothing is recorded. Read a
+    file (`agentout reducers show NAME`) before you trust it.
 
     \b
     Examples:
@@ -227,7 +228,7 @@ def trust(path: str | None, list_only: bool, revoke: bool) -> None:
       agentout reducers trust --list
       agentout reducers trust --revoke
     """
-    from agentout.reducers.trust import TrustList, shown_path
+    from agentout.reducers.trust import TrustList, not_yours, shown_path
 
     if list_only and (revoke or path):
         fail("--list takes no PATH and no --revoke")
@@ -246,7 +247,12 @@ def trust(path: str | None, list_only: bool, revoke: bool) -> None:
             click.echo(f"no longer trusted: {shown_path(key)}")
         return
     files = _reducer_files(target)
-    specs = [file.quiet_load() for file in files]  # SpecError: nothing recorded, exit 2
+    specs = []
+    for file in files:  # each checked before any is recorded: SpecError or fail, exit 2
+        why = not_yours(file.path)
+        if why is not None:
+            fail(f"{shown_path(file.path)}: {why}; nothing trusted")
+        specs.append(file.quiet_load())
     for file in files:
         assert file.digest is not None  # read from disk, so hashed
         trusted.add(file.path, file.digest)

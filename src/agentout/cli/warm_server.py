@@ -19,6 +19,12 @@ through ``agentout.agents.hook.respond`` (as ``agentout hook AGENT``), a run thr
 builds ahead depends only on the installed files (modules, reducers, tokenizer) or is
 kept by what it was built from (a secret scanner, per set of secret values and names).
 It lives in the command line's layer because it answers for ``agentout run`` too.
+
+It serves only what its caller could do itself: a caller of another user, or in another
+mount or user namespace than the server's (a sandbox the agent runs in, which the
+server sits outside of), is declined, and does its work cold. A call that has not
+arrived whole within ``CALL_WAIT`` seconds is dropped, and at most ``MAX_CHILDREN``
+children live at once: past that, calls are declined until one ends.
 """
 
 from __future__ import annotations
@@ -36,12 +42,18 @@ import sys
 import time
 from collections.abc import Callable
 
-from agentout.agents.hook_client import PROTOCOL, package_dir, private, socket_dir
+from agentout.agents.hook_client import MAX_READ, PROTOCOL, package_dir, private, socket_dir
 
-__all__ = ["IDLE", "serve"]
+__all__ = ["CALL_WAIT", "IDLE", "MAX_CHILDREN", "serve"]
 
 IDLE = 600.0  # seconds without a call before the server exits
+CALL_WAIT = 10.0  # seconds a call has to arrive whole (its client sends it at once)
+MAX_CHILDREN = 32  # children at once: the spare, the calls answered, their ledger rows
 _MAX_HEADER = 1 << 20  # the environment of a shell, with room to spare
+_MAX_CALL = 10 + _MAX_HEADER + MAX_READ  # the size, the header and the largest payload
+_NAMESPACES = ("mnt", "user")
+_REPLY_WAIT = 60.0  # seconds a client may leave its answer unread
+_REAP_EVERY = 0.5  # seconds between looks for ended children while at MAX_CHILDREN
 _FIELDS = 7  # before the call's words and the environment: see hook_client.ask
 _SPARE_CHECK = 2.0  # seconds between a waiting spare's looks at whether the server lives
 _FORK_AFTER = 0.1  # seconds the next spare waits at most for the call before it is answered
@@ -141,31 +153,59 @@ def _changed(sources: dict[str, int]) -> bool:
     return False
 
 
-def _read_all(conn: socket.socket) -> bytes:
+def _read_all(conn: socket.socket, wait: float = CALL_WAIT) -> bytes | None:
+    """The whole call (up to its client's end of writing); None when it has not come
+    within ``wait`` seconds, or is larger than any client sends."""
     chunks: list[bytes] = []
+    size = 0
+    deadline = time.monotonic() + wait
     while True:
-        chunk = conn.recv(1 << 20)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        conn.settimeout(left)
+        try:
+            chunk = conn.recv(1 << 20)
+        except TimeoutError:
+            return None
         if not chunk:
             return b"".join(chunks)
+        size += len(chunk)
+        if size > _MAX_CALL:
+            return None
         chunks.append(chunk)
 
 
-def _same_user(conn: socket.socket) -> bool:
-    """Linux says who is calling; elsewhere the private folder is the guard."""
+def _own_caller(conn: socket.socket) -> bool:
+    """Whether the caller is this user, in this server's mount and user namespaces
+    (Linux says who is calling; elsewhere the private folder is the guard). A caller in
+    a sandbox sees other files than the server does: what it asks for must be done
+    where it is, cold."""
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
         return True
     pid_uid_gid = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    uid: int = struct.unpack("3i", pid_uid_gid)[1]
-    return uid == os.getuid()
+    pid, uid, _ = struct.unpack("3i", pid_uid_gid)
+    if uid != os.getuid() or pid <= 0:  # 0: a process this server's namespace cannot name
+        return False
+    try:
+        for name in _NAMESPACES:
+            theirs, ours = os.stat(f"/proc/{pid}/ns/{name}"), os.stat(f"/proc/self/ns/{name}")
+            if (theirs.st_dev, theirs.st_ino) != (ours.st_dev, ours.st_ino):
+                return False
+    except OSError:  # gone, or not ours to look at
+        return False
+    return True
 
 
 def _answer(conn: socket.socket, replied: Callable[[], object]) -> None:
     """One call, in the forked child: read it, become its caller, answer, reply; then
     ``replied()``, then what was deferred (the ledger row)."""
-    if not _same_user(conn):
+    if not _own_caller(conn):
         return
     data = _read_all(conn)
+    if data is None:
+        return
     size = data[:10]
     if not size.isdigit() or int(size) > _MAX_HEADER:
         return
@@ -196,6 +236,7 @@ def _answer(conn: socket.socket, replied: Callable[[], object]) -> None:
         sys.stdout, sys.stderr = stdout, stderr
     out_bytes = (printed + out).encode("utf-8", "surrogateescape")
     err_bytes = (said + err).encode("utf-8", "surrogateescape")
+    conn.settimeout(_REPLY_WAIT)  # a client reads its answer as it comes
     conn.sendall(b"%d %d %d\n" % (status, len(out_bytes), len(err_bytes)) + out_bytes + err_bytes)
     with contextlib.suppress(OSError):  # what is left is background work: the caller's
         os.nice(10)  # next command comes first on a busy machine
@@ -320,28 +361,40 @@ def serve(path: str) -> int:
     listener.listen(64)
     ours = os.stat(path).st_ino
     taken_r, taken_w = os.pipe()
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped as they end
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     idle = _idle()
     spare = False
     ended: int | None = None  # readable once the waiting spare is gone
+    children: set[int] = set()
+    last_call = time.monotonic()
     try:
         while True:
-            if not spare:
-                pid = os.fork()
-                if pid == 0:
+            _reap(children)
+            if not spare and len(children) < MAX_CHILDREN:
+                child = os.fork()
+                if child == 0:
                     os.close(taken_r)
                     _spare(listener, lock, taken_w, sources)
-                spare, ended = True, _watch(pid)
-            watched = [taken_r] if ended is None else [taken_r, ended]
-            ready, _, _ = select.select(watched, [], [], idle)
-            if not ready:
-                return 0  # idle
-            if taken_r not in ready:  # the spare died (killed) before it took a call
-                assert ended is not None
-                os.close(ended)
+                children.add(child)
+                spare, ended = True, _watch(child)
+            # At the cap there is no spare: calls are declined (answered cold) until a
+            # child ends, which is looked for every _REAP_EVERY seconds.
+            watch = [taken_r] if spare else [taken_r, listener.fileno()]
+            if ended is not None:
+                watch.append(ended)
+            ready, _, _ = select.select(watch, [], [], idle if spare else _REAP_EVERY)
+            if listener.fileno() in ready:
+                _decline(listener)
+                last_call = time.monotonic()
+            if ended is not None and ended in ready and taken_r not in ready:
+                os.close(ended)  # the spare died (killed) before it took a call
                 spare, ended = False, None
                 continue  # the next one takes the calls waiting for it
+            if taken_r not in ready:
+                if time.monotonic() - last_call >= idle:
+                    return 0  # idle
+                continue
+            last_call = time.monotonic()
             said = os.read(taken_r, 1)
             if said == b"D":
                 continue  # a call answered
@@ -361,6 +414,24 @@ def serve(path: str) -> int:
             listener.shutdown(socket.SHUT_RDWR)  # the waiting spare wakes, and ends
         listener.close()
         os.close(lock)  # before the declined client may start the next server
+
+
+def _reap(children: set[int]) -> None:
+    """Forget the children that have ended (and reap them)."""
+    for pid in list(children):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            children.discard(pid)
+
+
+def _decline(listener: socket.socket) -> None:
+    """A call taken and closed unread: its client answers it cold."""
+    with contextlib.suppress(OSError):
+        conn, _ = listener.accept()
+        conn.close()
 
 
 def main(argv: list[str]) -> int:

@@ -29,6 +29,7 @@ from typing import IO, Any
 
 from agentout.errors import InputError
 from agentout.ledger.row import Row
+from agentout.process import python_module
 
 __all__ = [
     "COLUMNS",
@@ -242,7 +243,7 @@ def flush() -> None:
 
     try:
         child = subprocess.Popen(
-            [sys.executable, "-m", "agentout.ledger.export", where],
+            [*python_module("agentout.ledger.export"), where],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             start_new_session=True,

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -140,6 +139,7 @@ def start_recorder() -> None:
     import subprocess
 
     from agentout.ledger.news import open_log
+    from agentout.process import python_module
 
     try:
         log = open_log(database.database_path())
@@ -147,7 +147,7 @@ def start_recorder() -> None:
         log = subprocess.DEVNULL
     try:
         subprocess.Popen(
-            [sys.executable, "-m", "agentout.ledger.pending"],
+            python_module("agentout.ledger.pending"),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=log,

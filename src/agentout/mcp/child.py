@@ -11,14 +11,16 @@ from __future__ import annotations
 import contextlib
 import re
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from agentout.process import python_module
+
 __all__ = ["SERVE", "serve_http"]
 
-SERVE = [sys.executable, "-c", "from agentout.cli import main; main()", "serve"]
+SERVE = [*python_module("agentout"), "serve"]
+
 _URL = re.compile(r"http://\S+:\d+/mcp")
 
 

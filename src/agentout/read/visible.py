@@ -2,12 +2,14 @@
 
 Command output is meant for a terminal: colour and cursor escapes, carriage-return
 redraws of a progress bar. ``terminal_text`` keeps what the terminal would end up showing
-(escapes removed; a line redrawn with ``\\r`` drawn cell by cell as the terminal draws
-it, erase-line escapes included, or its ``\\r`` shown escaped where a cell cannot be
-known: never by dropping text). ``visible`` then makes what no reader would see as text show
-up as an escape: C0 and C1 controls (tab aside), DEL, bidi embeddings, overrides and
-isolates (text that reads one way and is another), Unicode's line and paragraph
-separators, and the characters Unicode says a renderer shows as nothing
+(escapes removed; a line redrawn with ``\\r``, erase-line escapes and cursor moves along
+it drawn cell by cell as the terminal draws it, or its ``\\r`` shown escaped where a cell
+cannot be known) and never drops text: words the redraw hid from a reader follow the
+line, marked ``[overwritten: ...]``, and only a progress bar's earlier frames (the same
+words, other numbers and bars) fold into its last. ``visible`` then makes what no reader
+would see as text show up as an escape: C0 and C1 controls (tab aside), DEL, bidi
+embeddings, overrides and isolates (text that reads one way and is another), Unicode's
+line and paragraph separators, and the characters Unicode says a renderer shows as nothing
 (Default_Ignorable_Code_Point: zero-width spaces and joiners, the BOM, soft hyphens,
 variation selectors, tag characters...). ``\\u202e`` in the output is the character
 U+202E in the input; one past U+FFFF is written as its UTF-16 pair (``\\udb40\\udc41``),
@@ -25,6 +27,7 @@ __all__ = [
     "INVISIBLE",
     "INVISIBLE_PAST_BMP",
     "MARKS",
+    "OVERWRITTEN",
     "UNSHOWN",
     "escape_match",
     "escaped",
@@ -101,60 +104,120 @@ def visible(text: str) -> str:
 
 
 def terminal_text(line: str) -> str:
-    """One line as a terminal leaves it: escapes gone, a ``\\r`` redraw or an erased part
-    drawn as the terminal draws it (``_redrawn``), then made ``visible``."""
+    """One line as a terminal leaves it: escapes gone, a ``\\r`` redraw, an erased part or
+    a cursor moved back drawn as the terminal draws it (``_redrawn``), then made
+    ``visible``. What the redraw hid from a reader (text written over or erased, other
+    than a progress bar's earlier frames) is kept after it, marked (``OVERWRITTEN``)."""
     line = line.removesuffix("\r")
     if "\r" in line and "\x1b" not in line and _compiled(_PRINTABLE).match(line):
         line = _overwritten(line)
-    elif "\r" in line or ("\x1b[" in line and "K" in line and _compiled(_ERASE).search(line)):
+    elif "\r" in line or ("\x1b[" in line and _compiled(_MOVED).search(line)):
         line = _redrawn(line)
     elif "\x1b" in line:
         line = _ANSI.sub("", line)
     return visible(line)
 
 
-# in a redrawn line: a carriage return, an erase-line escape (ESC [ n K), another escape
+# What a redraw hid, after the line as drawn: `` [overwritten: TEXT]`` for each state of the
+# line a reader never saw whole (in the order drawn).
+OVERWRITTEN = "[overwritten: "
+# in a redrawn line: a carriage return, an erase-line escape (ESC [ n K), a backspace, the
+# cursor moved along the line (ESC [ n D: back, C: forward, G: to a column), another escape
 _ERASE = r"\x1b\[[012]?K"
-_REDRAW = r"(\r)|\x1b\[([012]?)K|(" + _ANSI.pattern + ")"
+_MOVED = _ERASE + r"|\x1b\[\d*[CDG]"
+_REDRAW = r"(\r)|\x1b\[([012]?)K|(\x08)|\x1b\[(\d*)([CDG])|(" + _ANSI.pattern + ")"
 _PRINTABLE = r"[ -~\r]*\Z"  # a redraw that is a plain overwrite
+_LETTER = r"[^\W\d_]+"  # a word, as a reader sees one: letters only
+_KEPT_STATES = 8  # hidden states of one line kept after it; past that, the line is kept whole
+_STATE_CHARS = 1 << 22  # of the states of one line looked at; past it, the line is kept whole
 
 
 def _overwritten(line: str) -> str:
     """A redraw of printable ASCII alone (a progress bar): each part after a ``\\r``
     written over the line from its first column."""
     shown = ""
+    writes = []
     for part in line.split("\r"):
         shown = part + shown[len(part) :]
-    return shown
+        writes.append((part, shown))
+    found = _with_hidden(shown, writes)
+    return line if found is None else found
 
 
 def _redrawn(line: str) -> str:
-    """A line with carriage returns as a terminal shows it: each part after a ``\\r``
-    written over the line from its first column (``"abc\\rX"`` shows ``Xbc``, ``"a\\rb"``
-    shows ``b``), an erase-line escape blanking what it erases, a colour escape taking no
-    cell. Where a cell cannot be known (a wide, combining or control character, a cursor
-    move), the escapes are removed and each ``\\r`` stays, for ``visible`` to show
-    escaped: all the text is kept."""
+    """A line with carriage returns, erasures and cursor moves as a terminal shows it:
+    each part after a ``\\r`` written over the line from its first column (``"abc\\rX"``
+    shows ``Xbc``, ``"a\\rb"`` shows ``b``), an erase-line escape blanking what it erases,
+    a backspace or a cursor move taking the cursor along the line, a colour escape taking
+    no cell. Where a cell cannot be known (a wide, combining or control character, a
+    cursor move off the line or past its length), the escapes are removed and each
+    ``\\r`` stays, for ``visible`` to show escaped: all the text is kept."""
     cells: list[str | None] = []  # what each cell shows; None: erased, shown blank
-    column, at = 0, 0
+    writes: list[tuple[str, str]] = []  # each text written, and the line once it was
+    written = ""  # since the last step that may hide it
+    column, at, budget = 0, 0, _STATE_CHARS
     for found in _compiled(_REDRAW).finditer(line):
-        column = _drawn(cells, column, line[at : found.start()])
-        carriage, erase, other = found.groups()
-        if column < 0 or (other and not other.endswith("m")):
+        text = line[at : found.start()]
+        column = _drawn(cells, column, text)
+        carriage, erase, backspace, count, move, other = found.groups()
+        if column < 0 or (other and not other.endswith("m")) or budget < 0:
             return _ANSI.sub("", line)  # a cursor move: where it lands is not known here
         at = found.end()
+        written += text
+        if other:
+            continue  # a colour: no cell
+        if _compiled(_LETTER).search(written):  # words that the next step may hide
+            writes.append((written, _shown(cells)))
+            budget -= len(cells)
+        written = ""
         if carriage:
             column = 0
+        elif backspace:
+            column = max(0, column - 1)
+        elif move:
+            steps = max(1, int(count or 1))
+            column = {"D": column - steps, "C": column + steps, "G": steps - 1}[move]
+            if column > len(line):
+                return _ANSI.sub("", line)  # past the line: where depends on the terminal
+            column = max(0, column)
         elif erase in ("", "0"):  # from the cursor to the end
             del cells[column:]
-        elif erase is not None:  # 1: from the start to the cursor; 2: the whole line
+        else:  # 1: from the start to the cursor; 2: the whole line
             end = len(cells) if erase == "2" else min(column + 1, len(cells))
             cells[:end] = [None] * end
     if _drawn(cells, column, line[at:]) < 0:
         return _ANSI.sub("", line)
-    while cells and cells[-1] is None:
-        cells.pop()
-    return "".join(" " if cell is None else cell for cell in cells)
+    drawn = _with_hidden(_shown(cells), writes)
+    return _ANSI.sub("", line) if drawn is None else drawn
+
+
+def _shown(cells: list[str | None]) -> str:
+    end = len(cells)
+    while end and cells[end - 1] is None:
+        end -= 1
+    return "".join(" " if cell is None else cell for cell in cells[:end])
+
+
+def _with_hidden(shown: str, writes: list[tuple[str, str]]) -> str | None:
+    """``shown`` (the line as the terminal leaves it), then, marked, the line as it was
+    when a word was written that the reader no longer sees (in no word of ``shown`` nor
+    of a line kept before it). A progress bar's frames write their words again and
+    change only numbers and bars: nothing of them is kept. None past ``_KEPT_STATES``
+    lines kept: the line is better kept whole, as printed."""
+    seen = _compiled(_LETTER).findall(shown)
+    kept: list[str] = []
+    for text, state in writes:
+        for word in _compiled(_LETTER).findall(text):
+            if not any(word in other for other in seen):
+                if len(kept) == _KEPT_STATES:
+                    return None
+                kept.append(state.rstrip(" "))
+                seen += _compiled(_LETTER).findall(state)
+                break
+    if not kept:
+        return shown
+    marks = "".join(f" {OVERWRITTEN}{state}]" for state in kept)
+    return shown.rstrip(" ") + marks if shown.strip(" ") else marks[1:]
 
 
 def _drawn(cells: list[str | None], column: int, text: str) -> int:
@@ -162,6 +225,8 @@ def _drawn(cells: list[str | None], column: int, text: str) -> int:
     a character of it does not take exactly one cell."""
     if not (text.isascii() and text.isprintable()) and not all(map(_one_cell, text)):
         return -1
+    if text and column > len(cells):  # the cursor moved past the end: blank cells between
+        cells.extend([None] * (column - len(cells)))
     cells[column : column + len(text)] = text
     return column + len(text)
 

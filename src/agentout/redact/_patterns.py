@@ -40,6 +40,12 @@ _ASSIGNED = (
     rf"|--[A-Za-z0-9_.\-]*(?:(?i:{_KEY_WORDS})|KEY|PASS|AWS_[A-Z0-9_]+)[ \t]"
 )
 _AUTHORIZATION = r"(?i:authorization[\"']?[ \t]*[:=]|bearer[ \t]+[A-Za-z0-9\-._~+/]{16})"
+# A URL's password (``scheme://user:password@host``), as URL parsers read an authority: it
+# ends at a blank, ``/``, ``?``, ``#`` or a quote, its last ``@`` ends the user's part,
+# whose first ``:`` starts the password; so a password holds any other character (``@``,
+# ``:``, ``!``...), and the user may be empty (``redis://:password@host``).
+_AUTHORITY_CHARS = r"[^\s/?#\"'`<>\\]"
+_URL_USERINFO = rf"://{_AUTHORITY_CHARS}*:{_AUTHORITY_CHARS}*@"
 # What may stand before a line's own text: grep's "path:12:" or "path-12-" (a path with no "="
 # in it, so a "KEY=" line is not first read as one), cat -n, a diff.
 _PREFIX = rb"(?:[^\s:=]+:(?:\d+:)?|[^\s:=]+-\d+-|[ \t]*\d+\t|[+\- ])?"
@@ -101,6 +107,7 @@ class _Patterns:
         self.equals_value = re.compile(rb"[ \t]*(?:" + _QUOTED + rb"|[^\s\"'`,;&)}\]>]+)")
         self.colon_value = re.compile(rb"[ \t]*(?:" + _QUOTED + rb")")
         self.flag_value = re.compile(_QUOTED + rb"|[^\s\"'`]+")
+        self.authority = re.compile(rb"://(" + _AUTHORITY_CHARS.encode() + rb"*@)")
 
 
 class Search(Protocol):
@@ -191,6 +198,21 @@ def _plausible(
     if b" = " in value or b"==" in value:
         return False
     return not (loose and not shared.digit_or_symbol.search(value))
+
+
+def url_passwords(line: bytes) -> list[tuple[int, int]]:
+    """Where the passwords of the URLs in ``line`` are (``_URL_USERINFO``); a stand-in
+    (``user:pass@``, ``:${DB_PASSWORD}@``) is none."""
+    found = []
+    for m in _patterns().authority.finditer(line):  # greedy: up to the authority's last @
+        colon = m.group(1).find(b":")
+        if colon < 0:
+            continue
+        start, end = m.start(1) + colon + 1, m.end(1) - 1
+        value = line[start:end]
+        if value and not placeholder(value) and not _patterns().template.match(value):
+            found.append((start, end))
+    return found
 
 
 def placeholder(value: bytes) -> bool:

@@ -37,6 +37,7 @@ from agentout.redact._patterns import (
     _KEY_ENDS_BYTES,
     _LOOK_BACK,
     _TO_SEP,
+    _URL_USERINFO,
     TAIL,
     WINDOW,
     _b,
@@ -46,6 +47,7 @@ from agentout.redact._patterns import (
     _re2_options,
     _searcher,
     placeholder,
+    url_passwords,
     valid_jwt,
 )
 from agentout.redact._spans import CONTEXT, FORMAT, VALUE, Span, merge, replace
@@ -123,6 +125,7 @@ class Scanner:
         families += [
             ("assigned", _b(assigned)),
             ("authorization", _b(_AUTHORIZATION)),
+            ("url", _b(_URL_USERINFO)),
             ("key", b"|".join(re.escape(_b(h)) for h in self._rules.key_headers)),
             ("dirt", _b(DIRT)),  # what a reader does not see: the line is read as seen too
         ]
@@ -210,6 +213,8 @@ class Scanner:
                 self._assigned(line, found)
             elif name == "authorization":
                 self._authorization_spans(line, found)
+            elif name == "url":
+                found += [(*span, FORMAT, "url-password") for span in url_passwords(line)]
             elif name == "key":
                 opened = self._private_key(line, found)
             elif name == "dirt":

@@ -31,7 +31,7 @@ from agentout.reducers.model import Output, Reduced
 from agentout.reducers.spec import SpecError
 from agentout.reducers.spec_file import SpecFile, match_of
 
-__all__ = ["TRUST_FILE", "Ignored", "State", "TrustList", "shown_path"]
+__all__ = ["TRUST_FILE", "Ignored", "State", "TrustList", "not_yours", "shown_path"]
 
 TRUST_FILE = "trusted-reducers.json"
 MAX_BYTES = 1 << 20  # some 5,000 trusted files
@@ -51,6 +51,31 @@ def shown_path(path: str | os.PathLike[str]) -> str:
         relative = absolute
     outside = relative == os.pardir or relative.startswith(os.pardir + os.sep)
     return visible(absolute if outside else relative)
+
+
+def not_yours(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` cannot be trusted, or None: trust is the person's own, so a reducer
+    file must be this user's (another user could change it after it is trusted, or put
+    it there) and lie, symlinks resolved, in the project tree whose
+    ``.agentout/reducers/`` names it (a link to a file elsewhere, or a reducers folder
+    that is a link out, would trust a file nobody reviewed in this project)."""
+    named = Path(os.path.abspath(path))
+    folder = named.parent
+    if folder.name != "reducers" or folder.parent.name != ".agentout":
+        return "not in a project's .agentout/reducers/ folder"
+    project = Path(os.path.realpath(folder.parent.parent))
+    real = Path(os.path.realpath(named))
+    if not real.is_relative_to(project):
+        return f"leads outside the project ({shown_path(real)}, not under {shown_path(project)})"
+    for place in (real, real.parent, real.parent.parent):
+        try:
+            owner = os.stat(place).st_uid
+        except OSError as exc:
+            return f"cannot be read ({exc.strerror or exc})"
+        if hasattr(os, "getuid") and owner != os.getuid():
+            what = "owned" if place == real else "in a folder owned"
+            return f"{what} by another user (uid {owner}), not you"
+    return None
 
 
 class TrustList:

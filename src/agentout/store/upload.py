@@ -38,6 +38,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from agentout.process import python_module
 from agentout.store.address import RemoteAddress, parse_address
 from agentout.store.remote import RemoteStore, StoreUnreachable, in_thread, reason
 
@@ -60,7 +61,7 @@ class Upload:
         self._said = b""  # what the uploader wrote that is not a whole line yet
         try:
             self._child = subprocess.Popen(
-                [sys.executable, "-m", "agentout.store.upload", address.url, name, str(fd)],
+                [*python_module("agentout.store.upload"), address.url, name, str(fd)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

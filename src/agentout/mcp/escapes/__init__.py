@@ -7,10 +7,14 @@ and by the name of the file it really is (``sh`` that is ``dash``, ``awk`` that 
 awk and sed (``escapes.code``), and the runners, wrappers and tools whose options start
 a program (``escapes.tools``). A program no rule knows runs with the arguments given.
 
-One rule holds for every program: no argument may reach into a ``.git`` directory (by
+Two rules hold for every program: no argument may reach into a ``.git`` directory (by
 its text, or as an existing path whose real path does), where git's config and hooks
-name the programs a later ``git`` runs; writing there through an allowed ``sed -i`` or
-``tar -x`` would make git a shell again. docs/mcp.md lists everything refused.
+name the programs a later ``git`` runs; and no argument may name a file or folder that
+exists outside the roots (``escapes.files``: a read outside them). Then no program may be
+made to write a file the call names, or run a program, through its options
+(``escapes.files.TABLE``: ``sort -o``, ``sort --compress-program``...), and a program that
+writes by its nature (``cp``, ``tee``, ``tar -x``) writes only under the roots.
+docs/mcp.md lists everything refused.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import os
 import re
 from collections.abc import Sequence
 
-from agentout.mcp.escapes import code, tools
+from agentout.mcp.escapes import code, files, tools
 from agentout.mcp.escapes._words import Refused
 from agentout.mcp.escapes.git import check_git
 from agentout.mcp.guard import Allowlist, Roots
@@ -39,6 +43,7 @@ def allowed_argv(allow: Allowlist, roots: Roots, command: Sequence[str]) -> list
     real = family(os.path.basename(os.path.realpath(path)))
     try:
         _no_git_dir(args, roots)
+        files.reads_outside(args, roots)
         for name in dict.fromkeys((family(command[0]), real)):  # as called first: messages
             args = _checked(name, path, args, roots)
     except Refused as refused:
@@ -55,6 +60,7 @@ def family(name: str) -> str:
 
 
 def _checked(name: str, path: str, args: list[str], roots: Roots) -> list[str]:
+    files.check_files(name, args, roots)
     if name == "git":
         check_git(path, args, roots)
     elif name in code.AWKS:

@@ -42,26 +42,33 @@ _GLOBAL_REFUSED = {
 # long options refused in every subcommand (any abbreviation of them too)
 _ANY_REFUSED = ("upload-pack", "receive-pack", "exec", "output")
 _REFUSED_LONG = {
-    "clone": ("config", "template"),
-    "init": ("template",),
-    "difftool": ("extcmd",),
+    "clone": ("config", "template", "separate-git-dir"),
+    "init": ("template", "separate-git-dir"),
+    "difftool": ("extcmd", "tool"),
+    "mergetool": ("tool",),
+    "fast-export": ("export-marks",),
+    "fast-import": ("export-marks",),
     "grep": ("open-files-in-pager",),
     "format-patch": ("output-directory",),
     "checkout-index": ("prefix",),
     "send-email": ("sendmail-cmd", "smtp-server", "to-cmd", "cc-cmd", "header-cmd"),
     "daemon": ("access-hook",),
 }
-_REFUSED_SHORT = {"clone": "uc", "rebase": "x", "difftool": "x", "grep": "O", "archive": "o",
-                  "format-patch": "o"}  # fmt: skip
+_REFUSED_SHORT = {"clone": "uc", "rebase": "x", "difftool": "xt", "mergetool": "t", "grep": "O",
+                  "archive": "o", "format-patch": "o", "help": "wim"}  # fmt: skip
 # short options that take a value, so that a value is not read as options
-_VALUE_SHORT = {"clone": "bojuc", "rebase": "sXCx", "difftool": "tx", "grep": "efABCmO",
-                "archive": "o", "format-patch": "ovS", "commit": "mcCFt", "log": "n",
-                "tag": "mFu", "config": "f"}  # fmt: skip
-_REFUSED_OPERAND = {"bisect": "run", "submodule": "foreach"}
+_VALUE_SHORT = {"clone": "bojuc", "rebase": "sXCx", "difftool": "tx", "mergetool": "t",
+                "grep": "efABCmO", "archive": "o", "format-patch": "ovS", "commit": "mcCFt",
+                "log": "n", "tag": "mFu", "config": "f"}  # fmt: skip
+_REFUSED_OPERAND = {"bisect": ("run",), "submodule": ("foreach",),
+                    "worktree": ("add", "move", "repair"), "bundle": ("create",)}  # fmt: skip
+# the commands whose operands (after the first) are folders they write: under the roots
+_WRITES_OPERANDS = {"clone": 1, "init": 0}
 _REFUSED_WHOLE = {
     "filter-branch": "runs the shell commands it is given",
     "instaweb": "starts a web server and a browser it is given",
 }
+_HELP_RUNS = ("-w", "-i", "-m", "--web", "--info", "--man")
 _CONFIG_WRITES = ("add", "replace-all", "unset", "unset-all", "rename-section",
                   "remove-section", "edit")  # fmt: skip
 _CONFIG_READS = ("get", "get-all", "get-regexp", "get-urlmatch", "get-color",
@@ -85,9 +92,15 @@ def check_git(path: str, args: Sequence[str], roots: Roots) -> None:
     refused = refused or short_named(words, _REFUSED_SHORT.get(command, ""))
     if refused is not None:
         raise Refused(f"git {command} {refused.name}: names a program or a file for git to run")
-    operands = [w.value for w in words if not w.name]
-    if operands and _REFUSED_OPERAND.get(command) == operands[0]:
-        raise Refused(f"git {command} {operands[0]}: runs the command it is given")
+    shows = command == "help" and any(not w.name or w.name in _HELP_RUNS for w in words)
+    if shows or "--help" in rest:  # a page: git runs man, info or a browser to show it
+        raise Refused(f"git {command} --help: runs man, info or a browser")
+    operands = [w.value or "" for w in words if not w.name]
+    if operands and operands[0] in _REFUSED_OPERAND.get(command, ()):
+        why = "writes where the call says" if command in ("worktree", "bundle") else "runs"
+        raise Refused(f"git {command} {operands[0]}: {why} the command it is given")
+    for folder in operands[_WRITES_OPERANDS.get(command, len(operands)) :]:
+        inside(roots, folder)  # a repository it creates: under the roots only
     if command == "config":
         _config_reads_only(words)
 

@@ -31,7 +31,9 @@ WRAPPERS = frozenset({
     "strace", "ltrace", "sudo", "doas", "su", "runuser", "chroot", "unshare", "nsenter",
     "flock", "watch", "parallel", "time", "script", "busybox", "valgrind", "gdb", "lldb",
     "catchsegv", "firejail", "bwrap", "xvfb-run", "dbus-run-session", "systemd-run",
-    "entr", "npx", "pnpx", "bunx", "uvx", "pipx", "sg", "newgrp", "expect",
+    "entr", "npx", "pnpx", "bunx", "uvx", "pipx", "sg", "newgrp", "expect", "at", "batch",
+    "pkexec", "chronic", "trickle", "proxychains", "proxychains4", "torsocks", "faketime",
+    "fakeroot", "eatmydata", "tmux", "screen", "ssh-agent", "dbus-launch", "tsp", "sem",
 })  # fmt: skip
 
 
@@ -44,8 +46,8 @@ def find(name: str, args: Sequence[str], roots: Roots) -> None:
     for arg in args:
         if arg in ("-exec", "-execdir", "-ok", "-okdir"):
             raise Refused(f"{name} {arg}: runs the command it is given")
-        if arg in ("-fprint", "-fprint0", "-fprintf", "-fls"):
-            raise Refused(f"{name} {arg}: writes a file the call names")
+        if arg in ("-fprint", "-fprint0", "-fprintf", "-fls", "-delete"):
+            raise Refused(f"{name} {arg}: writes a file the call names (or deletes one)")
 
 
 _TAR_VALUES = "bCfFgHIKLNTVX"
@@ -55,6 +57,7 @@ _TAR_LONG_VALUES = ("file", "directory", "files-from", "exclude-from", "exclude"
                     "owner", "group", "mode", "mtime", "newer", "format", "index-file",
                     "blocking-factor", "record-size", "tape-length", "volno-file",
                     "strip-components", "listed-incremental", "suffix")  # fmt: skip
+_TAR_PLACES = ("file", "directory", "listed-incremental", "index-file")
 _TAR_REFUSED = ("to-command", "use-compress-program", "rsh-command", "rmt-command",
                 "info-script", "new-volume-script")  # fmt: skip
 
@@ -76,6 +79,9 @@ def tar(name: str, args: Sequence[str], roots: Roots) -> None:
         named = word.name == "-f" or abbreviates(word.name.removeprefix("--"), ("file",))
         if named and not local and ":" in archive.split("/", 1)[0]:
             raise Refused(f"{name} -f {archive}: reaches another host through rsh")
+        places = word.name in ("-f", "-C", "-g") or long_named([word], _TAR_PLACES) is not None
+        if places and word.name.startswith("-") and archive != "-":
+            inside(roots, archive)  # where it writes (an archive, what it extracts)
 
 
 def rsync(name: str, args: Sequence[str], roots: Roots) -> None:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import sys
 from collections.abc import Callable
 
 from agentout.frozen import Frozen
+from agentout.process import python_module
 
 __all__ = ["Plan", "Prepared", "plan", "realise"]
 
@@ -74,13 +74,12 @@ def realise(found: Plan) -> Prepared | None:
     if _UNSAFE_PATH.search(launcher):
         os.rmdir(folder)
         return None
-    python = sys.executable or "python3"
     import secrets
 
     own = f"agentout-{secrets.token_hex(8)}:"
     options = [f"--runner={found.runner}", f"--shell={found.shell}", f"--lock={folder}/lock"]
     options += [f"--own={own}", f"--launcher={launcher}"]
-    head = shlex.join([python, "-m", "agentout.sources.tasks.shell", *options])
+    head = shlex.join([*python_module("agentout.sources.tasks.shell"), *options])
     text = f'#!/bin/sh\nexec {head} -- "$@"\n'
     fd = os.open(launcher, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o700)
     with os.fdopen(fd, "w", encoding="utf-8") as stream:

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from typing import IO, Any
 
+from agentout.process import python_module
 from agentout.sources.testing.model import Run, run_to_json
 
 __all__ = ["Reporter"]
@@ -29,7 +30,7 @@ class Reporter:
     """A warm renderer: ``render(run, ...)`` returns the report, or None to render here."""
 
     def __init__(self, tokenizer: str, argv: list[str] | None = None) -> None:
-        command = argv or [sys.executable, "-m", "agentout.sources.testing.reporter", tokenizer]
+        command = argv or [*python_module("agentout.sources.testing.reporter"), tokenizer]
         self._child: subprocess.Popen[bytes] | None
         try:
             self._child = subprocess.Popen(
