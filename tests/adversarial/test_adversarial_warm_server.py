@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -136,6 +137,8 @@ def test_a_half_sent_call_is_dropped_and_the_server_goes_on(runtime: Runtime) ->
     probe = _half_sent(runtime)
     probe.settimeout(warm_server.CALL_WAIT + 30)
     started = time.monotonic()
+    taken = probe.recv(1 << 16)  # the child that took it says its pid first
+    assert re.fullmatch(rb"\d+\n", taken)
     assert probe.recv(1 << 16) == b""  # closed by the server: no answer
     took = time.monotonic() - started
     probe.close()
