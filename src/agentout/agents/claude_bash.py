@@ -58,7 +58,6 @@ __all__ = [
     "argv_of",
     "decide",
     "inline_limit",
-    "shell_settings",
 ]
 
 INLINE_CHARS = 30_000  # Claude Code's inline limit for Bash output, by default
@@ -66,7 +65,6 @@ _SETTING_MIN, _SETTING_MAX = 4_000, 128_000  # bashOutputMaxChars is clamped to 
 MAX_OUTPUT = 64 << 20  # Claude Code keeps at most 64 MiB of a command's output
 REPEAT_SAVES = 200  # tokens a "same output as before" line must save
 _DROPPED = ("persistedOutputPath", "persistedOutputSize", "stdoutHoldsOutputEnd")
-_SHELL_KEYS = {"enabled", "max_tokens", "tokenizer", "dedupe"}
 _COMMAND_SHOWN = 80
 
 
@@ -75,37 +73,6 @@ class BadPayload(Exception):
 
 
 # -- settings --------------------------------------------------------------------------------
-
-
-def shell_settings(config: Mapping[str, Any], source: str) -> dict[str, Any]:
-    """The config's ``[shell]`` table, checked: ``enabled`` (true), ``max_tokens`` (none:
-    the agent's inline limit), ``tokenizer``, ``dedupe`` (true)."""
-    from agentout.errors import InputError
-
-    table = config.get("shell", {})
-    if not isinstance(table, dict):
-        raise InputError("[shell] must be a table", source)
-    unknown = sorted(set(table) - _SHELL_KEYS)
-    if unknown:
-        known = ", ".join(sorted(_SHELL_KEYS))
-        raise InputError(f"[shell] {unknown[0]}: unknown key (known: {known})", source)
-    for key in ("enabled", "dedupe"):
-        if not isinstance(table.get(key, True), bool):
-            raise InputError(f"[shell] {key} must be true or false", source)
-    tokens = table.get("max_tokens")
-    if tokens is not None and (
-        isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1
-    ):
-        raise InputError("[shell] max_tokens must be a whole number of tokens >= 1", source)
-    tokenizer = table.get("tokenizer")
-    if tokenizer is not None and not isinstance(tokenizer, str):
-        raise InputError("[shell] tokenizer must be a name", source)
-    return {
-        "enabled": table.get("enabled", True),
-        "max_tokens": tokens,
-        "tokenizer": tokenizer,
-        "dedupe": table.get("dedupe", True),
-    }
 
 
 def inline_limit(environ: Mapping[str, str], setting: Any = None) -> int:
@@ -224,11 +191,12 @@ def decide(
     script = _parsed(command)
     if _runs_agentout(script, command):
         return None
-    if config is None:
-        from agentout.read.config import config_path, load
+    if config is None:  # the whole file checked: a bad one is off for every tool alike
+        from agentout.agents._config import load_checked
 
-        source = config_path()
-        config = load(source)
+        config, source = load_checked()
+    from agentout.agents._config import shell_settings
+
     settings = shell_settings(config, source or "config.toml")
     if not settings["enabled"]:
         return None
