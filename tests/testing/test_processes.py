@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from tests.testing.conftest import FAST, failures, kinds, run
 
+from project_venv import with_this_environment
+
 SUITE = """
 import pytest
 
@@ -91,6 +93,7 @@ def test_agentout_test_runs_pytest_and_keeps_its_exit_status(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(test_cli_run="def test_a():\n    assert 2 + 2 == 5\n")
+    with_this_environment(pytester.path)  # the project's Python has agentout's plugin
     command = [sys.executable, "-c", "from agentout.cli import main; main()", "test"]
     done = subprocess.run(
         [*command, "--focus", "debug", "--", *FAST, "-p", "no:cacheprovider"],
@@ -104,7 +107,7 @@ def test_agentout_test_runs_pytest_and_keeps_its_exit_status(
     assert (row["error"], row["got"]) == ("assert (2 + 2) == 5", 4)
     assert ">2:     assert 2 + 2 == 5" in row["src"].splitlines()
     header = kinds(done.stdout, "H")[0]
-    assert header["focus"] == "debug"
+    assert (header["focus"], header["python"]) == ("debug", ".venv/bin/python")
     done = subprocess.run(
         [*command, "--", *FAST, "-p", "no:cacheprovider", "-k", "nothing"],
         cwd=pytester.path,

@@ -364,10 +364,12 @@ def build(
     full: str | None = None,
     tokenizer: str | Tokenizer | None = None,
     file_counts: bool = False,
+    header: Mapping[str, Any] | None = None,
 ) -> tuple[Result, list[int]]:
     """The report's ``Result`` and the priority order ``pack`` walks its records in; with
     ``file_counts``, every ``P`` line counts its file's failures (a page that leaves
-    records out, or shows them terser, no longer names every failure of a file)."""
+    records out, or shows them terser, no longer names every failure of a file).
+    ``header``: fields the header says before the report's own (``python=``)."""
     tok = get_tokenizer(tokenizer)
     causes = group_causes(run.failures)
     cause_of = {id(f): cause for cause in causes for f in cause.failures}
@@ -385,14 +387,14 @@ def build(
     rest: list[int] = []
     seen: set[int] = set()
     for file in shown_files:
-        header = len(records)
+        file_line = len(records)
         listed = [f for _, members in groups_of.get(file, ()) for f in members]
         records.append(_file_record(run, file, None if file_counts else listed, tok))
         for cause, members in groups_of.get(file, ()):
             first = cause.number not in seen
             seen.add(cause.number)
             group = _Group(cause, members, first, records_of[cause.number] > 1)
-            file_record[len(records)] = header
+            file_record[len(records)] = file_line
             if first:  # errors before failed assertions: what blocks the run comes first
                 priority.append((members[0].is_assertion, len(records)))
             else:
@@ -411,7 +413,7 @@ def build(
     records.extend(_diagnostic_record(d, tok) for d in run.diagnostics)
     # The last line: where the full report is, or (nothing left out) the status again.
     summary: dict[str, Any] = {"full": full} if full else {"status": _status_word(run)}
-    header_fields: dict[str, Any] = {}
+    header_fields: dict[str, Any] = dict(header or {})
     if run.source != "pytest":
         header_fields["source"] = run.source
     if focus != "failures":
@@ -473,13 +475,14 @@ def report(
     tokenizer: str | None = None,
     format: str = "records",
     output: str = "",
+    header: Mapping[str, Any] | None = None,
 ) -> tuple[str, str | None]:
     """The agent report of ``run`` within ``max_tokens`` (and ``max_chars``), and the path
     of the full report kept in the spill store (None when there was nothing to keep).
 
     A budget too small for the status line and the last line still gets them, and the
     header says ``over_budget=true``. ``output``, what the runner printed, goes to the
-    full report only."""
+    full report only; ``header``: fields the header says first."""
     from agentout.pack import Packed, pack
 
     run, output = without_secrets(run, output)
@@ -487,7 +490,7 @@ def report(
     full = _spill(run, output) if keep else None
 
     def packed(file_counts: bool) -> Packed:
-        result, order = build(run, focus, full, tokenizer, file_counts)
+        result, order = build(run, focus, full, tokenizer, file_counts, header)
         return pack(
             result,
             format=format,
