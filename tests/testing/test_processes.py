@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.testing.conftest import FAST, failures, kinds, run
+from tests.testing.conftest import FAST, failures, full_report, kinds, run
 
 from project_venv import with_this_environment
 
@@ -133,6 +133,6 @@ def test_plugin_import_is_cheap() -> None:
 def test_spill_dir_is_the_one_configured(pytester: pytest.Pytester, clean_env: Path) -> None:
     pytester.makepyfile(test_spill="def test_a():\n    assert 0\n")
     out = run(pytester, "--agent").stdout.str()
-    full = Path(kinds(out, "F")[0]["full"])
+    full = full_report(out)
     assert full.parent == clean_env
     assert full.is_file()

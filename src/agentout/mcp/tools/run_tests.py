@@ -139,11 +139,11 @@ def _run(
     text = output.decode("utf-8", "replace")
     if done.error:
         text = f"run_tests: {done.error}\n{text}"
-    refs = []  # the plugin names the full report by its path in the store
-    found = re.findall(re.escape(f"{store.root}{os.sep}") + r"([^\s\"'/]+)", text)
-    for name in dict.fromkeys(found):
+    refs = []  # the report names its full report by its reference in the store
+    found = re.findall(r"(?m)^F full=([0-9a-f]{16})$", text)
+    for ident in dict.fromkeys(found):
         with contextlib.suppress(AgentoutError, OSError):
-            refs.append(_spill_ref(store, name))
+            refs.append(_spill_ref(store, store.find_id(ident)))
     # 0 passed, 1 failed, 5 no tests: the run's own answer; 2-4: it could not run
     failed_to_run = done.error is not None or done.exit_status not in (0, 1, 5)
     meta = {"exit": done.exit_status}
