@@ -166,6 +166,7 @@ def decide(
     record: bool = True,
     limit: int | None = None,
     exit_status: int = 0,
+    agent: str = "claude",
 ) -> dict[str, Any] | None:
     """The hook's answer to one ``PostToolUse`` payload of ``Bash``, or None for none.
 
@@ -174,7 +175,8 @@ def decide(
     nothing and says why). ``output_setting``: Claude Code's ``bashOutputMaxChars`` (None:
     read from its settings files); ``record``: write the ledger row (``discover`` does not).
     ``limit`` and ``exit_status``: another agent's inline limit, and the command's status
-    when that agent hands over failed commands too (OpenCode).
+    when that agent hands over failed commands too (OpenCode); ``agent``: whose client it
+    is, for the ledger's row (what that client would have shown).
     """
     import time
 
@@ -245,7 +247,7 @@ def decide(
     updated["stderr"] = stderr
     if record:
         took = time.monotonic() - started
-        _record(command, text, ref, read.redacted, secrets, took, exit_status)
+        _record(command, text, ref, read.redacted, secrets, took, exit_status, agent, limit)
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": updated}}
 
 
@@ -400,9 +402,12 @@ def _record(
     secrets: int,
     duration: float,
     status: int,
+    agent: str = "claude",
+    limit: int | None = None,
 ) -> None:
     """One ledger row, as ``agentout run`` writes one: the tokens of the whole output
-    (from the store, or as read, secrets hidden) against those of the answer."""
+    (from the store, or as read, secrets hidden), and of what ``agent``'s client would
+    have shown of it within ``limit``, against those of the answer."""
     from agentout.ledger import book as ledger
 
     if not ledger.enabled():
@@ -420,4 +425,6 @@ def _record(
         duration=duration,
         exit_status=status,
         secrets=secrets,
+        agent=agent,
+        limit=limit,
     )

@@ -130,7 +130,10 @@ def decide(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     if isinstance(response.get("outputPath"), str) and response["outputPath"]:
         shaped["persistedOutputPath"] = response["outputPath"]
     answer = claude_bash.decide(
-        {**payload, "tool_response": shaped}, limit=INLINE_CHARS, exit_status=status
+        {**payload, "tool_response": shaped},
+        limit=INLINE_CHARS,
+        exit_status=status,
+        agent="opencode",
     )
     if answer is None:
         return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from typing import Any
 
@@ -141,6 +142,7 @@ def _run(command: list[str], options: dict[str, Any]) -> int:
 
     runner = detect(command)
     header: dict[str, str] = {}
+    said = shlex.join(command)  # what the ledger names: the command as given
     if runner is None:
         if command and not command[0].startswith("-") and not _pytest_target(command[0]):
             fail(
@@ -149,6 +151,7 @@ def _run(command: list[str], options: dict[str, Any]) -> int:
             )
         python, header["python"] = project_python()  # the project's, never agentout's own
         runner = pytest_args(command, python)
+        said = shlex.join(["pytest", *command])
     from agentout.cli.quick import Heartbeat
     from agentout.read.visible import is_terminal
 
@@ -162,6 +165,17 @@ def _run(command: list[str], options: dict[str, Any]) -> int:
         if heartbeat:
             heartbeat.clear()
     click.echo(done.text, nl=False)
+    # the raw side: what the runner printed for a person (pytest's own report), what the
+    # agent would have read without agentout
+    record_delivery(
+        "test",
+        said,
+        done.text,
+        tokenizer=options.get("tokenizer"),
+        raw=done.printed,
+        duration=done.run.duration,
+        exit_status=done.exit_status,
+    )
     return done.exit_status
 
 
