@@ -162,15 +162,16 @@ def _show(report: Report, path: Path) -> None:
     console.print(commands)
     console.print(_chart(report))
     history = Table(title="Recent", title_justify="left")
-    numbers = ("raw", "shown", "delivered")
-    for name in ("time (UTC)", "tool (agent)", "command", *numbers):
-        history.add_column(name, justify="right" if name in numbers else "left")
-    for row in report.recent:
+    for name in ("time (UTC)", "tool", "agent", "command", "shown", "delivered"):
+        if name == "command":  # one line a delivery: a long command ends in "…"
+            history.add_column(name, no_wrap=True, overflow="ellipsis", max_width=20)
+        else:
+            history.add_column(name, justify="right" if name in ("shown", "delivered") else "left")
+    for row in report.recent:  # the raw side of each: gain --format csv
         history.add_row(
-            time.strftime("%m-%d %H:%M", time.gmtime(row.time)),
-            f"{row.tool} ({row.agent})" if row.agent else row.tool, row.command[:40],
-            "?" if row.raw_tokens is None else f"{row.raw_tokens:,}",
-            "?" if row.baseline is None else f"{row.baseline:,}", f"{row.delivered_tokens:,}",
+            time.strftime("%m-%d %H:%M", time.gmtime(row.time)), row.tool, row.agent or "-",
+            row.command, "?" if row.baseline is None else f"{row.baseline:,}",
+            f"{row.delivered_tokens:,}",
         )  # fmt: skip
     console.print(history)
     sys.stdout.flush()
