@@ -32,7 +32,7 @@ from agentout.sources.testing.settings import AGENT_ENV_VARS
 from agentout.tokens import count
 
 AGENTOUT = [sys.executable, "-m", "agentout"]
-_AGENT_VARIABLES = (*AGENT_ENV_VARS, "OPENCODE", "CODEX_SANDBOX_NETWORK_DISABLED")
+_AGENT_VARIABLES = AGENT_ENV_VARS
 
 
 @pytest.fixture
@@ -180,6 +180,12 @@ def test_other_clients() -> None:
 )
 def test_the_agent_is_told_by_its_environment(environ: dict[str, str], agent: str) -> None:
     assert agent_of(environ) == agent
+
+
+def test_every_variable_the_plugin_reads_names_an_agent() -> None:
+    for name in AGENT_ENV_VARS:
+        value = "claude-code_2-1-332_agent" if name == "AI_AGENT" else "1"
+        assert agent_of({name: value}) in clients.AGENTS
 
 
 @settings(max_examples=300, deadline=None)

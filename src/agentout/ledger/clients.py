@@ -63,14 +63,13 @@ _CLAUDE_KEPT = (
     "0b3c9f6e-8d2a-4f1e-9c7b-5a6d4e3f2a1b/tool-results/toolu_01AbCdEfGhIjKlMnOpQrStUv.txt"
 )
 # Set by each agent's client in the shell it runs commands in (Claude Code: CLAUDECODE=1
-# and AI_AGENT=claude-code_...; Gemini CLI: GEMINI_CLI=1; Codex: CODEX_SANDBOX...).
+# and AI_AGENT=claude-code_...; Gemini CLI: GEMINI_CLI=1; Codex: CODEX_SANDBOX=...): the
+# variables the pytest plugin reads too (agentout.sources.testing.settings.AGENT_ENV_VARS).
 _ENVIRONMENT = (
     ("CLAUDECODE", "claude"),
     ("GEMINI_CLI", "gemini"),
     ("CODEX_SANDBOX", "codex"),
-    ("CODEX_SANDBOX_NETWORK_DISABLED", "codex"),
     ("CURSOR_AGENT", "cursor"),
-    ("OPENCODE", "opencode"),
 )
 _AI_AGENT = (("claude-code", "claude"), ("gemini", "gemini"), ("codex", "codex"),
              ("cursor", "cursor"), ("opencode", "opencode"), ("copilot", "copilot"))  # fmt: skip
