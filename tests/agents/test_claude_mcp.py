@@ -217,6 +217,8 @@ def test_hook_process_answers_and_fails_open(private_dirs: Path) -> None:
     assert COUNT(updated[0]["text"]) <= 400
 
     (config / "config.toml").write_text("[mcp\nmax_tokens = 1\n", encoding="utf-8")
+    done = _run_hook(big, env)  # the session's first call with it: told (test_hook_config)
+    assert "systemMessage" in json.loads(done.stdout)
     done = _run_hook(big, env)
     assert (done.returncode, done.stdout) == (0, b"")
     assert done.stderr.startswith(f"agentout: hook: {config / 'config.toml'}:1:".encode())
@@ -224,7 +226,8 @@ def test_hook_process_answers_and_fails_open(private_dirs: Path) -> None:
 
     (config / "config.toml").write_text("[mcp]\nmax_tokens = 50\n", encoding="utf-8")
     done = _run_hook(big, env)
-    assert (done.returncode, done.stdout) == (0, b"")
+    assert done.returncode == 0
+    assert "updatedMCPToolOutput" not in done.stdout.decode()
     assert b"mcp.max_tokens must be a whole number from 200" in done.stderr
 
     (config / "config.toml").unlink()

@@ -388,7 +388,7 @@ def test_the_installed_script_fits_and_refuses(tmp_path: Path, tiktoken_count: C
         f"total={lines} included=",
         header,
     )
-    assert f" tokens={tiktoken_count(done.stdout)} " in header
+    assert f" tokens={tiktoken_count(done.stdout)}" in f"{header} "
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"a": 1}\n{"a": }\n')
     failed = subprocess.run(

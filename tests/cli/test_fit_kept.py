@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentout.cli.main import cli
-from agentout.formats.records import parse
+from agentout.formats.records import header, parse
 from agentout.sources.fit import fit
 from agentout.store.page import LineRange
 from agentout.store.page_records import page_records
@@ -42,7 +42,7 @@ def agentout(*args: str, input: bytes | str | None = None) -> Any:
 def header_of(stdout: str) -> dict[str, Any]:
     kind, fields = parse(stdout)[0]
     assert kind == "H"
-    return dict(fields)
+    return header(fields)  # the fields left out at their defaults filled in
 
 
 def stored(store: SpillStore) -> list[Path]:

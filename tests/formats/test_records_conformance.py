@@ -109,3 +109,56 @@ def test_any_json_fields_round_trip(kind: str, fields: dict[str, Any]) -> None:
     [(parsed_kind, parsed)] = parse(line)
     assert parsed_kind == kind
     assert _same(parsed, fields)  # every field, empty ones included (§7)
+
+
+# -- the header's defaults (§4.1) ----------------------------------------------------------
+
+_tokenizers = st.sampled_from(["o200k_base", "cl100k_base", "chars4"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    total=st.integers(0, 10**6),
+    data=st.data(),
+    tokenizer=_tokenizers,
+    over_budget=st.booleans(),
+    lean=st.booleans(),
+)
+def test_a_header_reads_back_its_whole_account(
+    total: int, data: st.DataObject, tokenizer: str, over_budget: bool, lean: bool
+) -> None:
+    """Whatever a writer leaves out at its default, ``header`` gives back: the account
+    the document was written with (``reduced`` is left out by a lean envelope, as ever)."""
+    from agentout.formats.records import header
+
+    included = data.draw(st.integers(0, total))
+    reduced = data.draw(st.integers(0, included))
+    omitted = total - included
+    stats = Stats(total, included, omitted, reduced, 0, tokenizer, bool(omitted or reduced),
+                  over_budget, lean)  # fmt: skip
+    line = FORMAT.render(Document({}, stats, (), {})).splitlines()[0]
+    read = header(parse(line)[0][1])
+    assert (read["total"], read["included"], read["omitted"]) == (total, included, omitted)
+    assert read["reduced"] == (0 if lean else reduced)
+    assert (read["truncated"], read["over_budget"]) == (stats.truncated, over_budget)
+    assert read["tokenizer"] == tokenizer
+    for key in ("omitted", "reduced", "truncated", "over_budget"):  # at their default: absent
+        if read[key] in (0, False):
+            assert f" {key}=" not in line
+    assert ("tokenizer=" in line) is (tokenizer != "o200k_base")
+
+
+def test_the_default_tokenizer_is_agentouts() -> None:
+    from agentout.formats.records import DEFAULT_TOKENIZER, HEADER_DEFAULTS
+    from agentout.tokens import DEFAULT_TOKENIZER as TOKENS_DEFAULT
+
+    assert DEFAULT_TOKENIZER == TOKENS_DEFAULT == HEADER_DEFAULTS["tokenizer"]
+
+
+def test_a_header_of_an_earlier_writer_reads_the_same() -> None:
+    """Documents written before the defaults were left out hold every field: read alike."""
+    from agentout.formats.records import header
+
+    old = "H agentout=1 total=3 included=3 omitted=0 truncated=false tokens=9 tokenizer=o200k_base"
+    new = "H agentout=1 total=3 included=3 tokens=9"
+    assert header(parse(old)[0][1]) == header(parse(new)[0][1])

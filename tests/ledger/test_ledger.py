@@ -187,7 +187,7 @@ def test_gain_formats(db: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     text = runner.invoke(cli, ["gain"])
     assert text.exit_code == 0, text.output
-    assert "2,700 tokens saved of 3,000 (90.0%)" in text.output
+    assert "2,700 tokens saved of the 3,000 the model would have read (90.0%)" in text.output
     csv_out = runner.invoke(cli, ["gain", "--format", "csv"]).output.splitlines()
     assert csv_out[0].startswith("time,project,tool,command,raw_tokens")
     assert len(csv_out) == 4

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentout.store.spill import SpillStore
+from project_venv import with_this_environment
 
 REPO = Path(__file__).parents[2]
 
@@ -44,4 +45,5 @@ def project(tmp_path: Path) -> Path:
         "def test_ok():\n    assert 1 + 1 == 2\n\n"
         "def test_bad():\n    assert {'a': 1} == {'a': 2}\n"
     )
+    with_this_environment(root)  # run_tests runs the project's Python: this one, with agentout
     return root

@@ -13,7 +13,9 @@ from mcp_support import (
 )
 
 from agentout.formats.records import parse
+from agentout.sources.testing.readback import failures_of
 from agentout.store.spill import SpillStore
+from project_venv import outside_env, shop
 
 
 def test_run_tests_reports_the_failure_and_links_the_full_report(
@@ -87,3 +89,23 @@ def test_run_tests_takes_a_keyword_starting_with_a_dash_as_an_expression(
         status = next(fields for kind, fields in parse(texts(empty)) if kind == "S")
         assert (status.get("failed"), status.get("passed")) == (1, 1), field
     assert (outside / "keep.txt").read_text() == "mine\n"
+
+
+def test_run_tests_runs_the_projects_python_without_agentout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This server's own Python is not the project's: pytest runs in the project's .venv,
+    which has no agentout (its JUnit XML is read), and the header says so."""
+    root = shop(tmp_path / "shop")
+    for name, value in outside_env(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    store = SpillStore(tmp_path / "mcp-store")
+    result = call(make_server(root, store), "run_tests", tests=["tests/test_shop.py"])
+    report = texts(result)
+    assert not result.is_error, report
+    assert parse(report)[0][1]["python"] == ".venv/bin/python"
+    rows = {row["test"]: row for row in failures_of(report)}
+    assert set(rows) == {"test_where", "test_sum"}
+    assert rows["test_where"]["error"] == f"RuntimeError: {root / '.venv'}"
+    assert result.meta is not None
+    assert result.meta["agentout"]["exit"] == 1

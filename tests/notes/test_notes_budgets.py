@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from notes_support import EXAMPLE
 
 from agentout import Packed, Result, pack
+from agentout.formats.records import header as read_header
 from agentout.formats.records import parse
 from agentout.records import Lines, is_empty
 from agentout.sources.notes import (
@@ -107,7 +108,7 @@ def test_records_within_budget_and_whole(name: str, budget: int, by_tokens: bool
     header = parse(packed.text)[0]
     assert header[0] == "H"
     assert header[1]["agentout"] == 1
-    assert header[1]["truncated"] is packed.stats.truncated
+    assert read_header(header[1])["truncated"] is packed.stats.truncated
     shown = _record_groups(packed.text)
     assert shown[0][0] == "W"  # forced, and first
     assert len(shown) - 1 == packed.stats.included

@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 from notes_support import EXAMPLE, MakeVault
 
 from agentout.cli.main import cli
+from agentout.formats.records import header as read_header
 from agentout.formats.records import parse
 
 VAULT = str(EXAMPLE)
@@ -25,7 +26,7 @@ def run(*args: str) -> Result:
 def header(result: Result) -> dict[str, object]:
     kind, fields = parse(result.stdout)[0]
     assert kind == "H"
-    return fields
+    return read_header(fields)  # the fields left out at their defaults filled in
 
 
 def test_index_prints_the_map_of_the_store() -> None:

@@ -30,6 +30,17 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return spill
 
 
+def full_report(text: str) -> Path:
+    """The file the report's last line names (``F full=REF``: the reference ``agentout
+    show`` takes), in the spill store the test set."""
+    from agentout.store.spill import SpillStore
+
+    ref = str(kinds(text, "F")[0]["full"])
+    assert len(ref) == 16, ref  # a reference, never a path
+    store = SpillStore.default()
+    return store.resolve(store.find_id(ref))
+
+
 def records(text: str) -> list[tuple[str, dict[str, Any]]]:
     """The report read back with the records format's own parser (so it must parse)."""
     return parse(text)

@@ -8,7 +8,16 @@ import stat
 from pathlib import Path
 
 import pytest
-from tests.testing.conftest import FAST, error_type, failures, kinds, line_of, run, values_of
+from tests.testing.conftest import (
+    FAST,
+    error_type,
+    failures,
+    full_report,
+    kinds,
+    line_of,
+    run,
+    values_of,
+)
 
 from agentout.formats.records import parse
 from agentout.sources.testing.readback import named_tests
@@ -389,7 +398,7 @@ def test_word(word):
         "test_word[\\u7dd1\\u8336]",
         "test_word[plain]",
     ]
-    full = Path(kinds(out, "F")[0]["full"]).read_text(encoding="utf-8")
+    full = full_report(out).read_text(encoding="utf-8")
     assert "test_uni.py::test_word[cr\\xe8me]" in full
 
 
@@ -466,7 +475,7 @@ def test_many(n):
     header = kinds(out, "H")[0]
     assert header["truncated"] is True
     assert header["tokens"] == count(out)
-    full = Path(kinds(out, "F")[0]["full"])
+    full = full_report(out)
     assert full.parent == clean_env
     assert stat.S_IMODE(os.stat(full).st_mode) == 0o600
     text = full.read_text(encoding="utf-8")

@@ -10,7 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.testing.conftest import FAST, failures, kinds, run
+from tests.testing.conftest import FAST, failures, full_report, kinds, run
+
+from project_venv import with_this_environment
 
 SUITE = """
 import pytest
@@ -91,6 +93,7 @@ def test_agentout_test_runs_pytest_and_keeps_its_exit_status(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(test_cli_run="def test_a():\n    assert 2 + 2 == 5\n")
+    with_this_environment(pytester.path)  # the project's Python has agentout's plugin
     command = [sys.executable, "-c", "from agentout.cli import main; main()", "test"]
     done = subprocess.run(
         [*command, "--focus", "debug", "--", *FAST, "-p", "no:cacheprovider"],
@@ -104,7 +107,7 @@ def test_agentout_test_runs_pytest_and_keeps_its_exit_status(
     assert (row["error"], row["got"]) == ("assert (2 + 2) == 5", 4)
     assert ">2:     assert 2 + 2 == 5" in row["src"].splitlines()
     header = kinds(done.stdout, "H")[0]
-    assert header["focus"] == "debug"
+    assert (header["focus"], header["python"]) == ("debug", ".venv/bin/python")
     done = subprocess.run(
         [*command, "--", *FAST, "-p", "no:cacheprovider", "-k", "nothing"],
         cwd=pytester.path,
@@ -130,6 +133,6 @@ def test_plugin_import_is_cheap() -> None:
 def test_spill_dir_is_the_one_configured(pytester: pytest.Pytester, clean_env: Path) -> None:
     pytester.makepyfile(test_spill="def test_a():\n    assert 0\n")
     out = run(pytester, "--agent").stdout.str()
-    full = Path(kinds(out, "F")[0]["full"])
+    full = full_report(out)
     assert full.parent == clean_env
     assert full.is_file()

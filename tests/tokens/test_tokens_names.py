@@ -89,7 +89,7 @@ def test_model_aliases_agree_with_tiktoken() -> None:
         assert tokens._resolve_alias(model) == theirs, model
 
 
-@pytest.mark.parametrize("name", ["gpt-2", "p50k_base", "claude-3", "", "o200k"])
+@pytest.mark.parametrize("name", ["gpt-2", "p50k_base", "claude-3", "", "o300k"])
 def test_unknown_names_raise_listing_the_known_ones(name: str) -> None:
     with pytest.raises(UnknownTokenizerError) as caught:
         get_tokenizer(name)

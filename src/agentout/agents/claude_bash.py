@@ -61,7 +61,6 @@ __all__ = [
     "decide",
     "inline_limit",
     "repeated",
-    "shell_settings",
 ]
 
 INLINE_CHARS = 30_000  # Claude Code's inline limit for Bash output, by default
@@ -69,7 +68,6 @@ _SETTING_MIN, _SETTING_MAX = 4_000, 128_000  # bashOutputMaxChars is clamped to 
 MAX_OUTPUT = 64 << 20  # Claude Code keeps at most 64 MiB of a command's output
 REPEAT_SAVES = 200  # tokens a "same output as before" line must save
 _DROPPED = ("persistedOutputPath", "persistedOutputSize", "stdoutHoldsOutputEnd")
-_SHELL_KEYS = {"enabled", "max_tokens", "tokenizer", "dedupe"}
 _COMMAND_SHOWN = 80
 
 
@@ -78,37 +76,6 @@ class BadPayload(Exception):
 
 
 # -- settings --------------------------------------------------------------------------------
-
-
-def shell_settings(config: Mapping[str, Any], source: str) -> dict[str, Any]:
-    """The config's ``[shell]`` table, checked: ``enabled`` (true), ``max_tokens`` (none:
-    the agent's inline limit), ``tokenizer``, ``dedupe`` (true)."""
-    from agentout.errors import InputError
-
-    table = config.get("shell", {})
-    if not isinstance(table, dict):
-        raise InputError("[shell] must be a table", source)
-    unknown = sorted(set(table) - _SHELL_KEYS)
-    if unknown:
-        known = ", ".join(sorted(_SHELL_KEYS))
-        raise InputError(f"[shell] {unknown[0]}: unknown key (known: {known})", source)
-    for key in ("enabled", "dedupe"):
-        if not isinstance(table.get(key, True), bool):
-            raise InputError(f"[shell] {key} must be true or false", source)
-    tokens = table.get("max_tokens")
-    if tokens is not None and (
-        isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1
-    ):
-        raise InputError("[shell] max_tokens must be a whole number of tokens >= 1", source)
-    tokenizer = table.get("tokenizer")
-    if tokenizer is not None and not isinstance(tokenizer, str):
-        raise InputError("[shell] tokenizer must be a name", source)
-    return {
-        "enabled": table.get("enabled", True),
-        "max_tokens": tokens,
-        "tokenizer": tokenizer,
-        "dedupe": table.get("dedupe", True),
-    }
 
 
 def inline_limit(environ: Mapping[str, str], setting: Any = None) -> int:
@@ -223,6 +190,7 @@ def decide(
     limit: int | None = None,
     exit_status: int = 0,
     persisted: Folder | None = None,
+    agent: str = "claude",
 ) -> dict[str, Any] | None:
     """The hook's answer to one ``PostToolUse`` payload of ``Bash``, or None for none.
 
@@ -232,7 +200,8 @@ def decide(
     read from its settings files); ``record``: write the ledger row (``discover`` does not).
     ``limit`` and ``exit_status``: another agent's inline limit, and the command's status
     when that agent hands over failed commands too (OpenCode); ``persisted``: the folder
-    that agent keeps whole outputs in (None: Claude Code's), the only one read.
+    that agent keeps whole outputs in (None: Claude Code's), the only one read; ``agent``:
+    whose client it is, for the ledger's row (what that client would have shown).
     """
     import time
 
@@ -252,11 +221,12 @@ def decide(
     session = payload.get("session_id")
     if isinstance(session, str) and session and delivered(session, response["stdout"]):
         return None  # agentout's functions in the session's shell delivered it already
-    if config is None:
-        from agentout.read.config import config_path, load
+    if config is None:  # the whole file checked: a bad one is off for every tool alike
+        from agentout.agents._config import load_checked
 
-        source = config_path()
-        config = load(source)
+        config, source = load_checked()
+    from agentout.agents._config import shell_settings
+
     settings = shell_settings(config, source or "config.toml")
     if not settings["enabled"]:
         return None
@@ -309,7 +279,7 @@ def decide(
     updated["stderr"] = stderr
     if record:
         took = time.monotonic() - started
-        _record(command, text, ref, read.redacted, secrets, took, exit_status)
+        _record(command, text, ref, read.redacted, secrets, took, exit_status, agent, limit)
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": updated}}
 
 
@@ -409,13 +379,12 @@ def repeated(
     ``REPEAT_SAVES`` tokens over ``shown``, what the model would read; else None. This
     call is remembered either way. For a command run in the session's shell
     (``agentout.cli.run_capture``): ``redacted``, the output as kept when ``ref`` is None."""
+    from agentout.agents._config import load_checked, shell_settings
     from agentout.agents._seen import Seen
 
     try:
-        from agentout.read.config import config_path, load
-
-        source = config_path()
-        settings = shell_settings(load(source), source)
+        config, source = load_checked()
+        settings = shell_settings(config, source)
     except Exception:  # a bad config is said where it is read; here: no repeat
         return None
     if not settings["dedupe"]:
@@ -501,9 +470,12 @@ def _record(
     secrets: int,
     duration: float,
     status: int,
+    agent: str = "claude",
+    limit: int | None = None,
 ) -> None:
     """One ledger row, as ``agentout run`` writes one: the tokens of the whole output
-    (from the store, or as read, secrets hidden) against those of the answer."""
+    (from the store, or as read, secrets hidden), and of what ``agent``'s client would
+    have shown of it within ``limit``, against those of the answer."""
     from agentout.ledger import book as ledger
 
     if not ledger.enabled():
@@ -521,4 +493,6 @@ def _record(
         duration=duration,
         exit_status=status,
         secrets=secrets,
+        agent=agent,
+        limit=limit,
     )

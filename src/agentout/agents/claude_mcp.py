@@ -185,11 +185,10 @@ def decide_post(
     names = split_tool_name(name) if isinstance(name, str) else None
     if names is None:
         return None
-    if config is None:
-        from agentout.read.config import config_path, load
+    if config is None:  # the whole file checked: a bad one is off for every tool alike
+        from agentout.agents._config import load_checked
 
-        source = config_path()
-        config = load(source)
+        config, source = load_checked()
     budget = budget_for(config, *names, source=source or "config.toml")
     if budget is None:
         return None

@@ -87,6 +87,7 @@ def _record(tool: str, text: str, original: str, secrets: int, duration: float) 
     if ledger.enabled():
         ledger.record_later(
             tool="hook",
+            agent="gemini",  # the raw side is the llmContent Gemini CLI would show
             command=tool,
             delivered=text,
             raw=original,

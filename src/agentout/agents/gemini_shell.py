@@ -188,6 +188,7 @@ def _record(
     if ledger.enabled():
         ledger.record_later(
             tool="hook",
+            agent="gemini",  # the raw side is the llmContent Gemini CLI would show
             command=command,
             delivered=text,
             raw=content,

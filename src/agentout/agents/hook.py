@@ -195,13 +195,36 @@ def _post(payload: dict[str, Any]) -> tuple[str, str | None]:
         from agentout.agents.claude_mcp import decide_post as reply_to  # type: ignore[assignment]
     try:
         reply = reply_to(payload)
-    except InputError as exc:
-        return "", f"agentout: hook: {exc}; nothing changed"
+    except InputError as exc:  # a bad config: off, and said where the person sees it
+        return _bad_config(payload, str(exc))
     except (Failed, OSError) as exc:
         return "", f"agentout: hook: {tool}: {exc}; nothing changed"
     if reply is None:
         return "", None
     return json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n", None
+
+
+def _bad_config(payload: dict[str, Any], problem: str) -> tuple[str, str | None]:
+    """The tool's result left as it was, and one line on stderr; the first time in a
+    session, also a message the person sees (``systemMessage``) and the model reads
+    (``additionalContext``), so a bad config never turns agentout off unseen."""
+    line = f"agentout: hook: {problem}; nothing changed"
+    session = payload.get("session_id")
+    if not isinstance(session, str) or not session:
+        return "", line
+    from agentout.agents._config import first_time
+
+    if not first_time(session, problem):
+        return "", line
+    said = (
+        f"agentout: bad config: {problem}. Until it is fixed, agentout leaves every tool "
+        "result as it was (`agentout init --show` checks it)."
+    )
+    reply = {
+        "systemMessage": said,
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": said},
+    }
+    return json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n", line
 
 
 def _compacting(payload: dict[str, Any]) -> tuple[str, str | None]:
@@ -241,12 +264,11 @@ def _functions_added() -> str | None:
 
 
 def _shell_settings() -> dict[str, Any]:
-    """The config's ``[shell]`` table (``agentout.agents.claude_bash.shell_settings``)."""
-    from agentout.agents.claude_bash import shell_settings
-    from agentout.read.config import config_path, load
+    """The config's ``[shell]`` table, the whole file checked (``agentout.agents._config``)."""
+    from agentout.agents._config import load_checked, shell_settings
 
-    source = config_path()
-    return shell_settings(load(source), source)
+    config, source = load_checked()
+    return shell_settings(config, source)
 
 
 def _read_limited(stream: IO[bytes], limit: int = MAX_PAYLOAD) -> bytes:

@@ -134,6 +134,7 @@ def decide(payload: Mapping[str, Any]) -> dict[str, Any] | None:
         limit=INLINE_CHARS,
         exit_status=status,
         persisted=_persisted.opencode(),
+        agent="opencode",
     )
     if answer is None:
         return None

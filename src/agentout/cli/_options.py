@@ -124,9 +124,12 @@ def record_delivery(
     exit_status: int | None = None,
 ) -> None:
     """One row in the savings ledger for what was just printed (``agentout.ledger.book``):
-    its exact ``tokens=``, and the raw output's tokens when ``raw`` is given. Never fails
+    its exact ``tokens=``, and the raw output's tokens when ``raw`` is given, whole and as
+    the agent's client would have shown them (``agentout.ledger.clients``). Never fails
     the command; off with AGENTOUT_LEDGER=0."""
+    from agentout.deliver.limits import client_limit
     from agentout.ledger import book as ledger
+    from agentout.ledger.clients import agent_of
 
     if not ledger.enabled():
         return
@@ -138,6 +141,8 @@ def record_delivery(
     else:
         counter, delivered = packed.stats.tokenizer, packed.stats.tokens
     raw_tokens, exact = ledger.count_raw(raw, counter) if raw else (None, True)
+    agent = agent_of()
+    shown = ledger.count_shown(raw, counter, agent, exit_status, client_limit(), raw_tokens)
     ledger.record(
         tool=tool,
         command=command,
@@ -146,4 +151,6 @@ def record_delivery(
         raw_exact=exact,
         duration=duration,
         exit_status=exit_status,
+        agent=agent,
+        shown_tokens=shown if raw else None,
     )

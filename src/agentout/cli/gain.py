@@ -73,9 +73,12 @@ def gain(
     """Show the tokens agentout kept out of agents' context, from its ledger.
 
     Every delivery (run, the hook's routed commands, test, fit, records, notes, show,
-    the MCP tools) adds one row of counts: the raw output's tokens and the tokens
-    delivered (the exact tokens= of what was printed). Counts only, never output.
-    AGENTOUT_LEDGER=0 turns the ledger off.
+    the MCP tools) adds one row of counts: the raw output's tokens, what the agent's
+    client would have shown the model of it (Claude Code: its 30,000-character inline
+    limit, its 2 KB preview past it, its cut of a failing command; the whole output for
+    a client whose limit is not known), and the tokens delivered (the exact tokens= of
+    what was printed). Saved is counted against what the client would have shown.
+    Counts only, never output. AGENTOUT_LEDGER=0 turns the ledger off.
 
     \b
     Examples:
@@ -137,27 +140,38 @@ def _show(report: Report, path: Path) -> None:
         console.print(f"No deliveries recorded yet ({path}).")
         return
     console.print(
-        f"[bold]{total.saved:,}[/] tokens saved of {total.raw:,} ({total.percent}%), "
-        f"{total.delivered:,} delivered in {total.deliveries:,} deliveries"
+        f"[bold]{total.shown_saved:,}[/] tokens saved of the {total.shown:,} the model would "
+        f"have read ({total.shown_percent}%), {total.delivered:,} delivered in "
+        f"{total.deliveries:,} deliveries"
         + (f"; {total.unknown} without a raw count" if total.unknown else "")
     )
+    if total.shown != total.raw:  # the clients cut or previewed some: the whole beside it
+        console.print(
+            f"Of the whole outputs, {total.raw:,} tokens, {total.saved:,} saved "
+            f"({total.percent}%): the agents' clients would have shown the model "
+            f"{total.shown:,} of them (their inline limit, preview or failure cut)"
+        )
     commands = Table(title="Per command", title_justify="left")
-    for name in ("command", "runs", "raw", "delivered", "saved", "%"):
+    for name in ("command", "runs", "raw", "shown", "delivered", "saved", "%"):
         commands.add_column(name, justify="left" if name == "command" else "right")
     for key, item in report.top_commands(15):
         commands.add_row(
-            key, str(item.deliveries), f"{item.raw:,}", f"{item.delivered:,}",
-            f"{item.saved:,}", f"{item.percent}",
+            key, str(item.deliveries), f"{item.raw:,}", f"{item.shown:,}",
+            f"{item.delivered:,}", f"{item.shown_saved:,}", f"{item.shown_percent}",
         )  # fmt: skip
     console.print(commands)
     console.print(_chart(report))
     history = Table(title="Recent", title_justify="left")
-    for name in ("time (UTC)", "tool", "command", "raw", "delivered"):
-        history.add_column(name, justify="right" if name in ("raw", "delivered") else "left")
-    for row in report.recent:
+    for name in ("time (UTC)", "tool", "agent", "command", "shown", "delivered"):
+        if name == "command":  # one line a delivery: a long command ends in "…"
+            history.add_column(name, no_wrap=True, overflow="ellipsis", max_width=20)
+        else:
+            history.add_column(name, justify="right" if name in ("shown", "delivered") else "left")
+    for row in report.recent:  # the raw side of each: gain --format csv
         history.add_row(
-            time.strftime("%m-%d %H:%M", time.gmtime(row.time)), row.tool, row.command[:50],
-            "?" if row.raw_tokens is None else f"{row.raw_tokens:,}", f"{row.delivered_tokens:,}",
+            time.strftime("%m-%d %H:%M", time.gmtime(row.time)), row.tool, row.agent or "-",
+            row.command, "?" if row.baseline is None else f"{row.baseline:,}",
+            f"{row.delivered_tokens:,}",
         )  # fmt: skip
     console.print(history)
     sys.stdout.flush()
@@ -169,12 +183,12 @@ def _chart(report: Report) -> object:
     from rich.text import Text
 
     items = sorted(report.periods.items())[-14:]
-    peak = max((item.saved for _, item in items), default=0) or 1
+    peak = max((item.shown_saved for _, item in items), default=0) or 1
     chart = Table(title=f"Saved per {report.period}", title_justify="left", box=None)
     chart.add_column(report.period)
     chart.add_column("saved", justify="right")
     chart.add_column("")
     for key, item in items:
-        bar = Text("█" * max(0, round(30 * item.saved / peak)), style="green")
-        chart.add_row(key, f"{item.saved:,}", bar)
+        bar = Text("█" * max(0, round(30 * item.shown_saved / peak)), style="green")
+        chart.add_row(key, f"{item.shown_saved:,}", bar)
     return chart

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from agentout.cli._options import EXIT_FAILED, reports_errors
+from agentout.cli._options import EXIT_BAD_INPUT, EXIT_FAILED, reports_errors
 
 AGENTS = ("claude", "gemini", "copilot", "cursor", "opencode", "codex")
 # the agents whose hooks start agentout themselves: through the warm hook server's client
@@ -235,4 +235,9 @@ def _show(agent: str, edits: Sequence[Any], agentout: Sequence[str]) -> None:
         trouble = check(hook_command() if agent in _HOOKED else agentout)
         click.echo(f"{'broken' if trouble else 'runs':9} {trouble or 'the hook answers'}")
         problems += trouble is not None
-    raise SystemExit(EXIT_FAILED if problems else 0)
+    from agentout.agents._config import problem
+
+    bad_config = problem()  # the hooks change nothing while it is bad: said, exit 2
+    if bad_config is not None:
+        click.echo(f"{'broken':9} {bad_config}")
+    raise SystemExit(EXIT_BAD_INPUT if bad_config else EXIT_FAILED if problems else 0)

@@ -277,6 +277,8 @@ def _record(
     raw = None
     if raw_path is None and not _reduced_inside(command, shell):
         raw = delivery.raw  # as captured, when not stored: given whole or reduced complete
+    from agentout.deliver.limits import client_limit
+
     ledger.record_later(
         tool="run",
         command=command[0] if shell else " ".join(command),
@@ -287,6 +289,7 @@ def _record(
         duration=outcome.duration,
         exit_status=outcome.exit_status,
         secrets=delivery.secrets,
+        limit=client_limit(),  # what the agent's client would have shown, by its limit
     )
 
 

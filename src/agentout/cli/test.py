@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from typing import Any
 
@@ -72,7 +73,9 @@ def test(
 
     With -- COMMAND, runs it and reads the runner's own results (pytest, jest, vitest,
     go test, cargo test, cargo nextest, Maven, Gradle, node --test); with -- PYTEST_ARGS
-    (or nothing), runs pytest. The exit status is the runner's. With FILE.xml files
+    (or nothing), runs pytest in the project's Python (.venv/bin/python of the project,
+    else python, then python3 on PATH; the report's python= says which), with or without
+    agentout installed there. The exit status is the runner's. With FILE.xml files
     (JUnit XML from any runner), renders them: exit status 1 if they hold failures or
     errors, 0 if everything passed, 2 for bad input. Failures sharing a root cause are
     reported once; the last line names a private file with the full report.
@@ -132,30 +135,47 @@ def _run(command: list[str], options: dict[str, Any]) -> int:
         RUNNERS,
         RunnerError,
         detect,
+        project_python,
         pytest_args,
         run_tests,
     )
 
     runner = detect(command)
+    header: dict[str, str] = {}
+    said = shlex.join(command)  # what the ledger names: the command as given
     if runner is None:
         if command and not command[0].startswith("-") and not _pytest_target(command[0]):
             fail(
                 f"{command[0]}: not a test runner agentout knows ({', '.join(RUNNERS)}); "
                 f"for pytest's own arguments, start with an option or a test path"
             )
-        runner = pytest_args(command)
+        python, header["python"] = project_python()  # the project's, never agentout's own
+        runner = pytest_args(command, python)
+        said = shlex.join(["pytest", *command])
     from agentout.cli.quick import Heartbeat
     from agentout.read.visible import is_terminal
 
     heartbeat = Heartbeat() if is_terminal(sys.stderr) else None
     try:
-        done = run_tests(runner, **options, on_tick=heartbeat.tick if heartbeat else None)
+        tick = heartbeat.tick if heartbeat else None
+        done = run_tests(runner, **options, on_tick=tick, header=header)
     except RunnerError as exc:
         fail(str(exc), _NOT_FOUND)
     finally:
         if heartbeat:
             heartbeat.clear()
     click.echo(done.text, nl=False)
+    # the raw side: what the runner printed for a person (pytest's own report), what the
+    # agent would have read without agentout
+    record_delivery(
+        "test",
+        said,
+        done.text,
+        tokenizer=options.get("tokenizer"),
+        raw=done.printed,
+        duration=done.run.duration,
+        exit_status=done.exit_status,
+    )
     return done.exit_status
 
 

@@ -1,6 +1,6 @@
 """CSV: a table with pack's account on a ``#`` line above it, every value read back exactly.
 
-    # agentout=1 total=100 included=2 omitted=98 truncated=true tokens=54 tokenizer=o200k_base
+    # agentout=1 total=100 included=2 omitted=98 truncated=true tokens=54
     id,name,stars,note
     1,Ada,530712,ok
     2,"Bob, Jr.",488074,

@@ -1,6 +1,6 @@
 """The records format: line-oriented, one record per line, a one-letter prefix each.
 
-    H agentout=1 total=1500 included=12 omitted=1488 truncated=true tokens=487 tokenizer=o200k_base
+    H agentout=1 total=1500 included=12 omitted=1488 truncated=true tokens=487
     R id=7 name="disk full" status=error
     F failed=3 passed=120
 
@@ -22,11 +22,13 @@ from agentout.records.values import Cut
 
 __all__ = [
     "FORMAT",
+    "HEADER_DEFAULTS",
     "VERSION",
     "RecordsFormat",
     "RecordsSyntaxError",
     "format_key",
     "format_value",
+    "header",
     "header_fields",
     "parse",
     "present",
@@ -73,28 +75,61 @@ def render_line(kind: str, fields: Mapping[str, Any]) -> str:
     return f"{kind} {rest}" if rest else kind
 
 
+# agentout.tokens.DEFAULT_TOKENIZER, the format's default (§4.1), written here: formats
+# import no tokenizer (tests/test_records_format.py holds the two equal)
+DEFAULT_TOKENIZER = "o200k_base"
+# The header's account fields a document leaves out when they hold these values (§4.1):
+# a reader takes an absent one as its default (``header``). ``omitted`` is always
+# ``total - included``; the others are constants.
+HEADER_DEFAULTS: dict[str, Any] = {
+    "omitted": 0,
+    "reduced": 0,
+    "numbers_as_text": 0,
+    "truncated": False,
+    "tokenizer": DEFAULT_TOKENIZER,
+    "over_budget": False,
+}
+
+
 def header_fields(
     header: Mapping[str, Any], stats: Stats, marks: Marks | None = None
 ) -> dict[str, Any]:
     """The header line's fields: version, the source's own fields (empty ones left out),
-    then pack's account, with the marks' fields after ``reduced``.
+    then pack's account, with the marks' fields after ``reduced``; an account field that
+    holds its default (``HEADER_DEFAULTS``) is left out.
 
     Pack's names (total, included, ...) win over a source field of the same name.
     """
     fields: dict[str, Any] = {"agentout": VERSION, **present(header)}
     fields.update(total=stats.total, included=stats.included)
     if not stats.lean:  # a lean envelope leaves out what the rest implies
-        fields["omitted"] = stats.omitted
+        if stats.omitted:
+            fields["omitted"] = stats.omitted
         if stats.reduced:
             fields["reduced"] = stats.reduced
     if marks is not None:
         fields.update(marks.fields())
-    fields.update(truncated=stats.truncated, tokens=stats.tokens)
-    if not stats.lean:
+    if stats.truncated:
+        fields["truncated"] = True
+    fields["tokens"] = stats.tokens
+    if stats.tokenizer != DEFAULT_TOKENIZER:  # lean or not: an absent name is the default
         fields["tokenizer"] = stats.tokenizer
     if stats.over_budget:
         fields["over_budget"] = True
     return fields
+
+
+def header(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A header line's fields as ``parse`` read them, with every account field a writer
+    leaves out at its default filled in (``HEADER_DEFAULTS``; ``omitted`` as ``total -
+    included``): what a reader of any version-1 document can index."""
+    filled = dict(fields)
+    for key, value in HEADER_DEFAULTS.items():
+        filled.setdefault(key, value)
+    total, included = fields.get("total"), fields.get("included")
+    if "omitted" not in fields and isinstance(total, int) and isinstance(included, int):
+        filled["omitted"] = total - included
+    return filled
 
 
 def _view_lines(record: Record, view: View) -> str:

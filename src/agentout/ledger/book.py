@@ -4,8 +4,11 @@ Every command and tool that hands output to an agent (``run``, ``test``, ``fit``
 ``records``, ``notes``, ``show``, the MCP tools) calls ``record`` once: when, in which
 project, which tool and command, the tokens of the raw output (None when the raw output
 is not at hand), the tokens delivered (exactly the ``tokens=`` of what was printed), the
-facts kept where a reducer declares them, how long it took, the exit status and how many
-secrets were kept out. Counts only: never a byte of the output itself.
+facts kept where a reducer declares them, how long it took, the exit status, how many
+secrets were kept out, the agent whose client the output was for, and the tokens of what
+that client would have shown the model of the raw output (its inline limit, its
+preview, its failure cut: ``agentout.ledger.clients``). Counts only: never a byte of the
+output itself.
 
 The database is ``ledger.sqlite3`` in agentout's private data directory (platformdirs,
 0700; the file 0600), or ``$AGENTOUT_LEDGER_DB`` (``agentout.ledger.database``).
@@ -33,7 +36,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from agentout.ledger.database import ENV_DB, database_path
-from agentout.ledger.pending import RAW_EXACT_BYTES, count_raw, pending_path
+from agentout.ledger.pending import RAW_EXACT_BYTES, count_raw, count_shown, pending_path
 from agentout.ledger.row import Row, checked
 
 TYPE_CHECKING = False  # pathlib is imported where a path is made: `agentout run` appends a line
@@ -48,6 +51,7 @@ __all__ = [
     "Row",
     "count_pending",
     "count_raw",
+    "count_shown",
     "database_path",
     "defer",
     "enabled",
@@ -108,9 +112,13 @@ def record(
     secrets: int = 0,
     project: str | None = None,
     when: float | None = None,
+    agent: str | None = None,
+    shown_tokens: int | None = None,
 ) -> bool:
     """Append one delivery (made at ``when``, default now); True if it was stored, or
-    waits in the pending file for a busy database. Never raises."""
+    waits in the pending file for a busy database. Never raises. ``agent``: whose client
+    the output was for (default: the one this process runs under, ``clients.agent_of``);
+    ``shown_tokens``: what that client would have shown of the raw output (``count_shown``)."""
     if not enabled():
         return False
     from agentout.ledger import pending
@@ -131,6 +139,8 @@ def record(
                 "exit_status": exit_status,
                 "secrets": secrets,
                 "raw_exact": raw_exact,
+                "agent": _agent(agent),
+                "shown_tokens": shown_tokens,
             }
         )
     except (ValueError, TypeError, OSError) as exc:
@@ -184,11 +194,15 @@ def record_later(
     duration: float | None = None,
     exit_status: int | None = None,
     secrets: int = 0,
+    agent: str | None = None,
+    limit: int | None = None,
 ) -> None:
     """Record a delivery whose tokens are not counted yet, without making the caller wait
     for a tokenizer: it is counted later (see the module docstring). With
     ``AGENTOUT_LEDGER_SYNC=1``, or once the tokenizer is loaded anyway, it is done here.
-    Never raises."""
+    ``agent`` (default: the one this process runs under) and ``limit`` (its client's
+    inline limit, when not its default) say what the client would have shown of the raw
+    output (``agentout.ledger.clients``). Never raises."""
     if not enabled():
         return
     from agentout.ledger import pending
@@ -208,6 +222,8 @@ def record_later(
         "exit_status": exit_status,
         "secrets": secrets,
         "project": os.getcwd(),
+        "agent": _agent(agent),
+        "limit": limit,
     }
     sync = os.environ.get(ENV_SYNC, "").strip() in ("1", "true", "yes")
     # In this process only when it costs nothing noticeable: the tokenizer is loaded and
@@ -229,6 +245,15 @@ def record_later(
             _deferred.append(count_pending)
     elif size >= PENDING_BYTES:
         pending.start_recorder()
+
+
+def _agent(agent: str | None) -> str:
+    """``agent``, or the one whose client runs this process's commands."""
+    if agent is not None:
+        return agent
+    from agentout.ledger.clients import agent_of
+
+    return agent_of()
 
 
 def _size(path: str | None) -> int | None:

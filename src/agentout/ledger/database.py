@@ -16,6 +16,9 @@ agents write at once and readers never wait for writers.
 - ``read`` gives the rows back, each checked as it was when stored (``row.checked``); a
   row that is not a delivery (written by an older version: a time of "yesterday") is
   left out with one line, never a traceback.
+- A database an earlier version made lacks the columns added since (``agent``,
+  ``shown_tokens``): the first write adds them (``ALTER TABLE``), and until then it is
+  read as if it had them, its rows with no agent and no client's count.
 """
 
 from __future__ import annotations
@@ -53,11 +56,17 @@ CREATE TABLE IF NOT EXISTS deliveries (
     duration REAL,
     exit_status INTEGER,
     secrets INTEGER NOT NULL DEFAULT 0,
-    raw_exact INTEGER NOT NULL DEFAULT 1
+    raw_exact INTEGER NOT NULL DEFAULT 1,
+    agent TEXT NOT NULL DEFAULT '',
+    shown_tokens INTEGER
 );
 CREATE INDEX IF NOT EXISTS deliveries_time ON deliveries (time);
 CREATE TABLE IF NOT EXISTS folded (batch TEXT PRIMARY KEY, time REAL NOT NULL);
 """
+# Columns added since the first version, each with what the rows before it hold: a
+# database of an earlier version gets them when it is next written to (``_migrate``), and
+# is read meanwhile as if it had them.
+_ADDED = (("agent", "TEXT NOT NULL DEFAULT ''", "''"), ("shown_tokens", "INTEGER", "NULL"))
 _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_CORRUPT, _SQLITE_NOTADB = 5, 6, 11, 26
 
 
@@ -95,10 +104,31 @@ def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
             if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 connection.execute("PRAGMA journal_mode=WAL")
             connection.executescript(_SCHEMA)
+            _migrate(connection)
     except BaseException:
         connection.close()
         raise
     return connection
+
+
+def _columns(connection: sqlite3.Connection) -> set[str]:
+    return {row[1] for row in connection.execute("PRAGMA table_info(deliveries)")}
+
+
+def _migrate(connection: sqlite3.Connection) -> None:
+    """Add the columns an earlier version's table lacks (``_ADDED``); its rows keep what
+    they held and read as rows of no known agent with no client's count. Two writers
+    migrating at once: the second finds the column there."""
+    import sqlite3
+
+    for name, declared, _ in _ADDED:
+        if name in _columns(connection):
+            continue
+        try:
+            connection.execute(f"ALTER TABLE deliveries ADD COLUMN {name} {declared}")
+        except sqlite3.OperationalError as exc:
+            if "duplicate column" not in str(exc):
+                raise
 
 
 def insert(rows: Sequence[Row], *, batch: str | None = None, path: Path | None = None) -> bool:
@@ -187,7 +217,11 @@ def _read(path: Path, since: float | None) -> Iterator[Row | str]:
         found = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'deliveries'"
         if connection.execute(found).fetchone() is None:
             return
-        query = f"SELECT id, {', '.join(COLUMNS)} FROM deliveries"
+        have = _columns(connection)  # an earlier version's table: its rows as they were
+        missing = {name: value for name, _, value in _ADDED if name not in have}
+        selected = ", ".join(f"{missing[name]} AS {name}" if name in missing else name
+                             for name in COLUMNS)  # fmt: skip
+        query = f"SELECT id, {selected} FROM deliveries"
         args: tuple[Any, ...] = ()
         if since is not None:
             query, args = query + " WHERE time >= ?", (since,)

@@ -8,8 +8,9 @@ one new JSONL object there when it exits (object stores do not append: one objec
 session), so a team's machines fill one prefix that DuckDB, BigQuery or ClickHouse
 reads whole. Counts and names only, never a byte of anyone's output.
 
-The columns, in this order, are the stable schema (``SCHEMA_VERSION`` 1; a later
-version only adds columns at the end): see docs/ledger-export.md.
+The columns, in this order, are the stable schema (``SCHEMA_VERSION`` 2; a later
+version only adds columns at the end: version 2 added ``agent``, ``shown_tokens`` and
+``shown_saved_tokens``): see docs/ledger-export.md.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ __all__ = [
 ]
 
 ENV_EXPORT = "AGENTOUT_LEDGER_EXPORT"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # name -> Arrow type name (the JSONL has the same names and JSON's types; null = unknown)
 COLUMNS: dict[str, str] = {
     "schema_version": "int32",
@@ -51,7 +52,7 @@ COLUMNS: dict[str, str] = {
     "machine": "string",  # host name
     "project": "string",  # the directory the delivery was made in
     "repository": "string",  # owner/name of its git remote "origin", else its top folder
-    "tool": "string",  # run, test, fit, records, notes, show, mcp:...
+    "tool": "string",  # run, hook, test, fit, records, notes, show, mcp
     "command": "string",  # the command line (200 characters at most)
     "raw_tokens": "int64",
     "delivered_tokens": "int64",
@@ -62,6 +63,10 @@ COLUMNS: dict[str, str] = {
     "duration": "float64",  # seconds
     "exit_status": "int64",
     "secrets": "int64",  # secrets kept out of what was shown
+    # version 2
+    "agent": "string",  # whose client the output was for: claude, gemini, ... ("" none known)
+    "shown_tokens": "int64",  # what that client would have shown the model of the raw output
+    "shown_saved_tokens": "int64",  # shown_tokens - delivered_tokens
 }
 _FLUSH_ROWS = 100
 _NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -87,6 +92,9 @@ def to_record(row: Row, machine: str | None = None) -> dict[str, Any]:
         "duration": row.duration,
         "exit_status": row.exit_status,
         "secrets": row.secrets,
+        "agent": row.agent,
+        "shown_tokens": row.baseline,
+        "shown_saved_tokens": None if row.baseline is None else row.shown_saved,
     }
 
 

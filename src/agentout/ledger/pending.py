@@ -247,7 +247,7 @@ def _rows(lines: list[bytes], name: str) -> tuple[list[Row], list[str]]:
     return rows, bad
 
 
-_TEXTS = ("raw", "raw_path", "tokenizer")
+_TEXTS = ("raw", "raw_path", "tokenizer", "agent")
 
 
 def _row_of(payload: Any) -> Row:
@@ -269,6 +269,9 @@ def _row_of(payload: Any) -> Row:
     if raw_bytes is not None and (type(raw_bytes) is not int or raw_bytes < 0):
         raise ValueError(f"raw_bytes: expected a whole number from 0, got {raw_bytes!r}")
     secrets = payload.get("secrets") or 0
+    limit = payload.get("limit")
+    if limit is not None and (type(limit) is not int or limit < 1):
+        raise ValueError(f"limit: expected a whole number from 1, got {limit!r}")
     fields = {
         "time": payload.get("time"),
         "project": payload.get("project"),
@@ -282,15 +285,18 @@ def _row_of(payload: Any) -> Row:
         "exit_status": payload.get("exit_status"),
         "secrets": secrets,
         "raw_exact": True,
+        "agent": payload.get("agent") or "",
     }
     checked(fields)  # the rest is sound before anything is counted
-    raw_tokens, exact, delivered_tokens = _counted(payload, delivered)
+    raw_tokens, exact, delivered_tokens, shown_tokens = _counted(payload, delivered)
     fields.update(raw_tokens=raw_tokens, raw_exact=exact, delivered_tokens=delivered_tokens)
+    fields["shown_tokens"] = shown_tokens
     return checked(fields)
 
 
-def _counted(payload: dict[str, Any], delivered: str) -> tuple[int | None, bool, int]:
-    """(raw tokens, whether exact, delivered tokens) of a pending delivery."""
+def _counted(payload: dict[str, Any], delivered: str) -> tuple[int | None, bool, int, int | None]:
+    """(raw tokens, whether exact, delivered tokens, what the agent's client would have
+    shown of the raw output) of a pending delivery."""
     from agentout.tokens import get_tokenizer
 
     try:
@@ -312,7 +318,13 @@ def _counted(payload: dict[str, Any], delivered: str) -> tuple[int | None, bool,
         # output's tokens per byte.
         per_byte = delivered_tokens / max(len(delivered.encode("utf-8", "replace")), 1)
         raw_tokens, exact = round(raw_bytes * per_byte), False
-    return raw_tokens, exact, delivered_tokens
+    status, agent, limit = (
+        payload.get("exit_status"),
+        payload.get("agent") or "",
+        payload.get("limit"),
+    )
+    shown = count_shown(source, counter, agent, status, limit, raw_tokens)
+    return raw_tokens, exact, delivered_tokens, shown
 
 
 def count_raw(data: bytes | str | Path | None, tokenizer: Any = None) -> tuple[int | None, bool]:
@@ -339,6 +351,53 @@ def count_raw(data: bytes | str | Path | None, tokenizer: Any = None) -> tuple[i
     if size <= read:
         return counted, True
     return round(counted * size / max(read, 1)), False
+
+
+def count_shown(
+    data: bytes | str | Path | None,
+    tokenizer: Any,
+    agent: str,
+    exit_status: int | None,
+    limit: int | None = None,
+    raw_tokens: int | None = None,
+) -> int | None:
+    """Tokens of what ``agent``'s client would have shown the model of the raw output
+    ``data`` (``agentout.ledger.clients``): read from its start, never whole; the raw
+    output's tokens (``raw_tokens``) where that client's rules are not known, and None
+    where the raw output is not at hand."""
+    from agentout.ledger import clients
+
+    if data is None or raw_tokens is None or not agent:
+        return raw_tokens
+    head, chars = _head(data, clients.head_chars(limit))
+    if head is None:
+        return raw_tokens
+    text = clients.shown(head, chars, agent, exit_status, limit)
+    if text is None:
+        return raw_tokens
+    from agentout.tokens import get_tokenizer
+
+    return int(get_tokenizer(tokenizer).count(text))
+
+
+def _head(data: bytes | str | Path, chars: int) -> tuple[str | None, int]:
+    """(the first ``chars`` characters of ``data``, how many characters it has: exact
+    when read whole, else its size in bytes, at least as many); None if it is gone."""
+    from pathlib import Path
+
+    if isinstance(data, str):
+        return data[:chars], len(data)
+    if isinstance(data, Path):
+        try:
+            with data.open("rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                raw = handle.read(chars * 4)
+        except OSError:
+            return None, 0
+    else:
+        raw, size = data[: chars * 4], len(data)
+    text = raw.decode("utf-8", "replace")
+    return text[:chars], (len(text) if len(raw) >= size else size)
 
 
 _PIECE = 256 << 10

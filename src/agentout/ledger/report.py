@@ -3,7 +3,11 @@
 ``Report.of(rows)`` sums exactly what the ledger holds: ``delivered`` is the sum of the
 ``tokens=`` of every delivery, ``raw`` the sum of the raw outputs' tokens where they
 were known (``unknown`` counts the rest, whose saving is taken as 0), ``saved`` the
-difference. Renderings: ``as_json`` (every number), ``as_csv`` (one line per delivery,
+difference; ``shown`` the sum of what the agents' clients would have shown the model of
+those outputs (``agentout.ledger.clients``: Claude Code's inline limit, its preview, its
+failure cut; the whole output where a client's limit is not known), and ``shown_saved``
+what was saved against that: the headline, since it is what the model would have read.
+Renderings: ``as_json`` (every number), ``as_csv`` (one line per delivery,
 counts only), ``as_html`` (one self-contained page: inline CSS and SVG, no script, no
 network), and the terminal view in ``agentout.cli.gain``.
 """
@@ -54,6 +58,7 @@ class Totals:
     deliveries: int = 0
     raw: int = 0
     delivered: int = 0
+    shown: int = 0  # what the agents' clients would have shown of the raw outputs
     unknown: int = 0  # deliveries whose raw output was not counted
     estimated: int = 0  # deliveries whose raw count was extrapolated from a prefix
     secrets: int = 0
@@ -65,8 +70,10 @@ class Totals:
         if row.raw_tokens is None:
             self.unknown += 1
             self.raw += row.delivered_tokens
+            self.shown += row.delivered_tokens
         else:
             self.raw += row.raw_tokens
+            self.shown += row.raw_tokens if row.baseline is None else row.baseline
             self.estimated += not row.raw_exact
 
     @property
@@ -75,7 +82,17 @@ class Totals:
 
     @property
     def percent(self) -> float:
-        return 0.0 if self.raw <= 0 else round(100 * self.saved / self.raw, 1)
+        return _percent(self.saved, self.raw)
+
+    @property
+    def shown_saved(self) -> int:
+        """Saved against what the clients would have shown (below 0 where agentout gave
+        the model more than a client's preview or cut would have)."""
+        return self.shown - self.delivered
+
+    @property
+    def shown_percent(self) -> float:
+        return _percent(self.shown_saved, self.shown)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -87,7 +104,14 @@ class Totals:
             "raw_unknown": self.unknown,
             "raw_estimated": self.estimated,
             "secrets": self.secrets,
+            "shown_tokens": self.shown,
+            "shown_saved_tokens": self.shown_saved,
+            "shown_saved_percent": self.shown_percent,
         }
+
+
+def _percent(part: int, whole: int) -> float:
+    return 0.0 if whole <= 0 else round(100 * part / whole, 1)
 
 
 @dataclass
@@ -96,6 +120,7 @@ class Report:
     total: Totals = field(default_factory=Totals)
     commands: dict[str, Totals] = field(default_factory=dict)
     periods: dict[str, Totals] = field(default_factory=dict)
+    agents: dict[str, Totals] = field(default_factory=dict)  # "" for none known
     recent: list[Row] = field(default_factory=list)
 
     @classmethod
@@ -106,6 +131,7 @@ class Report:
             report.total.add(row)
             report.commands.setdefault(command_key(row), Totals()).add(row)
             report.periods.setdefault(period_key(row.time, period), Totals()).add(row)
+            report.agents.setdefault(row.agent, Totals()).add(row)
             kept.append(row)
             if len(kept) > recent:
                 kept.pop(0)
@@ -113,8 +139,9 @@ class Report:
         return report
 
     def top_commands(self, limit: int | None = None) -> list[tuple[str, Totals]]:
-        """By tokens saved, most first; ties by name (a deterministic order)."""
-        ranked = sorted(self.commands.items(), key=lambda item: (-item[1].saved, item[0]))
+        """By tokens saved against what the clients would have shown, most first; ties by
+        name (a deterministic order)."""
+        ranked = sorted(self.commands.items(), key=lambda item: (-item[1].shown_saved, item[0]))
         return ranked if limit is None else ranked[:limit]
 
     # -- renderings ----------------------------------------------------------------------
@@ -125,6 +152,7 @@ class Report:
             "commands": [{"command": k, **v.as_dict()} for k, v in self.top_commands()],
             "period": self.period,
             "periods": [{self.period: k, **v.as_dict()} for k, v in sorted(self.periods.items())],
+            "agents": [{"agent": k, **v.as_dict()} for k, v in sorted(self.agents.items())],
             "recent": [_row_dict(row) for row in self.recent],
         }
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
@@ -148,6 +176,9 @@ def _row_dict(row: Row) -> dict[str, Any]:
         "duration": row.duration,
         "exit_status": row.exit_status,
         "secrets": row.secrets,
+        "agent": row.agent,
+        "shown_tokens": row.baseline,
+        "shown_saved_tokens": None if row.baseline is None else row.shown_saved,
     }
 
 
@@ -163,7 +194,7 @@ def as_csv(rows: Iterable[Row]) -> str:
     return out.getvalue()
 
 
-_EMPTY = Row(0.0, "", "", "", None, 0, None, None, None, None, 0, True)
+_EMPTY = Row(0.0, "", "", "", None, 0, None, None, None, None, 0, True, "", None)
 
 
 # -- the page ---------------------------------------------------------------------------------
@@ -185,27 +216,31 @@ _LABEL_ANGLE = 45  # degrees: labels slant down from their bars, parallel, never
 
 
 def _bars(items: Sequence[tuple[str, Totals]], label: str) -> str:
-    """An SVG chart: one pair of bars (raw, delivered) per label. Each label slants down
-    from under its pair at 45°: parallel lines ``(2 * bar + gap) * sin 45°`` (54 px)
-    apart, several times the 11 px text, however long the names (cut at 24 characters,
-    the whole name in the bar's tooltip)."""
+    """An SVG chart: one pair of bars (what the clients would have shown, delivered) per
+    label. Each label slants down from under its pair at 45°: parallel lines ``(2 * bar +
+    gap) * sin 45°`` (54 px) apart, several times the 11 px text, however long the names
+    (cut at 24 characters, the whole name in the bar's tooltip)."""
     if not items:
         return '<p class="note">Nothing recorded yet.</p>'
     bar, gap, height = 18, 40, 180
     room = 150  # below the bars and right of the last one: the slanted labels
     width = 40 + (2 * bar + gap) * len(items) + room
-    peak = max(max(t.raw, t.delivered) for _, t in items) or 1
+    peak = max(max(t.shown, t.delivered) for _, t in items) or 1
     parts = [
         f'<svg role="img" aria-label="{html.escape(label)}" width="{width}" '
         f'height="{height + room}" viewBox="0 0 {width} {height + room}">'
     ]
     for index, (name, totals) in enumerate(items):
         x = 30 + index * (2 * bar + gap)
-        for offset, value, kind in ((0, totals.raw, "raw"), (bar, totals.delivered, "delivered")):
+        pairs = (
+            (0, totals.shown, "raw", "shown"),
+            (bar, totals.delivered, "delivered", "delivered"),
+        )
+        for offset, value, kind, said in pairs:
             tall = round(height * value / peak)
             parts.append(
                 f'<rect class="{kind}" x="{x + offset}" y="{height - tall + 10}" '
-                f'width="{bar - 2}" height="{tall}"><title>{html.escape(name)} {kind}: '
+                f'width="{bar - 2}" height="{tall}"><title>{html.escape(name)} {said}: '
                 f"{value} tokens</title></rect>"
             )
         shown = name if len(name) <= _LABEL_CHARS else name[: _LABEL_CHARS - 1] + "…"
@@ -231,9 +266,15 @@ def _html(report: Report, title: str) -> str:
     cards = "".join(
         f'<div class="card"><span>{name}</span><b id="{key}">{value}</b></div>'
         for key, name, value in (
-            ("saved", "tokens saved", f"{total.saved:,}"),
-            ("percent", "saved", f"{total.percent}%"),
+            (
+                "shown_saved",
+                "tokens saved of what the clients would show",
+                f"{total.shown_saved:,}",
+            ),
+            ("shown_percent", "saved of it", f"{total.shown_percent}%"),
             ("delivered", "tokens delivered", f"{total.delivered:,}"),
+            ("shown", "tokens the clients would show", f"{total.shown:,}"),
+            ("saved", "tokens saved of the whole outputs", f"{total.saved:,}"),
             ("raw", "raw tokens", f"{total.raw:,}"),
             ("deliveries", "deliveries", f"{total.deliveries:,}"),
         )
@@ -241,15 +282,18 @@ def _html(report: Report, title: str) -> str:
     periods = sorted(report.periods.items())[-30:]
     commands = report.top_commands(15)
     command_rows = [
-        (k, v.deliveries, f"{v.raw:,}", f"{v.delivered:,}", f"{v.saved:,}", f"{v.percent}%")
+        (k, v.deliveries, f"{v.raw:,}", f"{v.shown:,}", f"{v.delivered:,}",
+         f"{v.shown_saved:,}", f"{v.shown_percent}%")
         for k, v in commands
-    ]
+    ]  # fmt: skip
     recent_rows = [
         (
             time.strftime("%Y-%m-%d %H:%M", time.gmtime(r.time)),
             r.tool,
+            r.agent or "-",
             r.command[:60],
             "?" if r.raw_tokens is None else f"{r.raw_tokens:,}",
+            "?" if r.baseline is None else f"{r.baseline:,}",
             f"{r.delivered_tokens:,}",
         )
         for r in report.recent
@@ -258,13 +302,18 @@ def _html(report: Report, title: str) -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
         f"<h1>{html.escape(title)}</h1>"
-        '<p class="note">Tokens of the raw output against what agentout delivered. '
-        "Raw counts not known are taken as delivered (no saving claimed).</p>"
+        '<p class="note">Tokens the model would have read without agentout (the raw output '
+        "as each agent's client shows it: Claude Code's inline limit, its preview, its "
+        "failure cut; the whole output where a client's limit is not known) against what "
+        "agentout delivered, and the whole raw output beside it. Raw counts not known are "
+        "taken as delivered (no saving claimed).</p>"
         f'<div class="cards">{cards}</div>'
         f"<h2>Per {report.period}</h2>{_bars(periods, 'per ' + report.period)}"
         f"<h2>Per command</h2>{_bars(commands[:10], 'per command')}"
-        + _table(("command", "deliveries", "raw", "delivered", "saved", "%"), command_rows)
+        + _table(("command", "deliveries", "raw", "shown", "delivered", "saved", "%"), command_rows)
         + "<h2>Recent</h2>"
-        + _table(("time (UTC)", "tool", "command", "raw", "delivered"), recent_rows)
+        + _table(
+            ("time (UTC)", "tool", "agent", "command", "raw", "shown", "delivered"), recent_rows
+        )
         + "</body></html>\n"
     )

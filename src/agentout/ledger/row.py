@@ -8,7 +8,7 @@ __all__ = ["COLUMNS", "LATEST", "Row", "checked"]
 
 COLUMNS = (
     "time", "project", "tool", "command", "raw_tokens", "delivered_tokens", "facts_kept",
-    "facts_total", "duration", "exit_status", "secrets", "raw_exact",
+    "facts_total", "duration", "exit_status", "secrets", "raw_exact", "agent", "shown_tokens",
 )  # fmt: skip
 
 
@@ -27,6 +27,8 @@ class Row(Frozen):
     exit_status: int | None
     secrets: int
     raw_exact: bool
+    agent: str  # whose client the output was for ("" none known: ledger.clients.agent_of)
+    shown_tokens: int | None  # what that client would have shown of the raw output
 
     def __init__(
         self,
@@ -42,32 +44,53 @@ class Row(Frozen):
         exit_status: int | None,
         secrets: int,
         raw_exact: bool,
+        agent: str = "",
+        shown_tokens: int | None = None,
     ) -> None:
         self._set(
             time=time, project=project, tool=tool, command=command, raw_tokens=raw_tokens,
             delivered_tokens=delivered_tokens, facts_kept=facts_kept, facts_total=facts_total,
             duration=duration, exit_status=exit_status, secrets=secrets, raw_exact=raw_exact,
+            agent=agent, shown_tokens=shown_tokens,
         )  # fmt: skip
 
     @property
     def saved(self) -> int:
-        """Tokens the agent did not pay for (0 when the raw count is unknown)."""
+        """Tokens the agent did not pay for against the whole raw output (0 when the raw
+        count is unknown)."""
         return 0 if self.raw_tokens is None else self.raw_tokens - self.delivered_tokens
+
+    @property
+    def baseline(self) -> int | None:
+        """Tokens the model would have read without agentout: what the agent's client
+        shows of the raw output (``ledger.clients``), else the whole raw output (a client
+        whose limit is not known, a row of an earlier version); None when not known."""
+        return self.raw_tokens if self.shown_tokens is None else self.shown_tokens
+
+    @property
+    def shown_saved(self) -> int:
+        """Tokens saved against what the client would have shown (0 when not known; below
+        0 when agentout gave more than the client's preview or cut)."""
+        baseline = self.baseline
+        return 0 if baseline is None else baseline - self.delivered_tokens
 
 
 # -- what a row may hold: checked before it is stored, and when it is read back ------------
 
 LATEST = 7258118400.0  # 2200-01-01: a later time is a mistake (1e300), not a delivery
 _MOST = 1 << 53  # the largest count a float holds exactly: more is not a token count
-_TEXT_CHARS = {"tool": 64, "command": 200, "project": 4096}
+_TEXT_CHARS = {"tool": 64, "command": 200, "project": 4096, "agent": 32}
 
 
 def checked(values: dict[str, object]) -> Row:
     """The ``Row`` of ``values`` (a value per name of ``COLUMNS``), or ``ValueError``
     naming the first field that a row cannot hold: a text that is not text, a count that
     is not a whole number from 0, a time that is not a number of seconds between 1970
-    and 2200, a status that is not a whole number."""
+    and 2200, a status that is not a whole number. A row of an earlier version has no
+    ``agent`` (""), nor ``shown_tokens`` (None)."""
     fields = {name: values.get(name) for name in COLUMNS}
+    if fields["agent"] is None:
+        fields["agent"] = ""
     for name, limit in _TEXT_CHARS.items():
         text = fields[name]
         if not isinstance(text, str) or (name == "tool" and not text):
@@ -75,7 +98,15 @@ def checked(values: dict[str, object]) -> Row:
         fields[name] = text[:limit]
     fields["time"] = _seconds("time", fields["time"], LATEST, optional=False)
     fields["duration"] = _seconds("duration", fields["duration"], LATEST, optional=True)
-    for name in ("raw_tokens", "facts_kept", "facts_total", "delivered_tokens", "secrets"):
+    counts = (
+        "raw_tokens",
+        "facts_kept",
+        "facts_total",
+        "delivered_tokens",
+        "secrets",
+        "shown_tokens",
+    )
+    for name in counts:
         optional = name not in ("delivered_tokens", "secrets")
         fields[name] = _count(name, fields[name], optional=optional)
     status = fields["exit_status"]

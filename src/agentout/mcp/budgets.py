@@ -29,7 +29,7 @@ TYPE_CHECKING = False  # typing and dataclasses are not imported: the hook is ti
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["OWN_SERVER", "ClientBudget", "budget_for", "split_tool_name"]
+__all__ = ["OWN_SERVER", "ClientBudget", "budget_for", "check", "split_tool_name"]
 
 OWN_SERVER = "agentout"
 _DEFAULT_TOKENS = 5000  # agentout.mcp.fit.DEFAULT_MAX_TOKENS (not imported: the hook is timed)
@@ -100,22 +100,61 @@ def budget_for(
     ]
     tokens, tokenizer = _DEFAULT_TOKENS, None
     for where, table in levels:
-        enabled = table.get("enabled", True)
-        if not isinstance(enabled, bool):
-            raise InputError(f"{where}.enabled must be true or false", source)
+        enabled, max_tokens, named = _level(table, where, source)
         if not enabled:
             return None
-        if "max_tokens" in table:
-            value = table["max_tokens"]
-            if isinstance(value, bool) or not isinstance(value, int) or not _MIN <= value <= _MAX:
-                raise InputError(
-                    f"{where}.max_tokens must be a whole number from {_MIN} to {_MAX}, "
-                    f"got {value!r}",
-                    source,
-                )
-            tokens = value
-        if "tokenizer" in table:
-            if not isinstance(table["tokenizer"], str):
-                raise InputError(f"{where}.tokenizer must be a string", source)
-            tokenizer = table["tokenizer"]
+        tokens = tokens if max_tokens is None else max_tokens
+        tokenizer = tokenizer if named is None else named
     return ClientBudget(tokens, tokenizer)
+
+
+def _level(
+    table: Mapping[str, Any], where: str, source: str
+) -> tuple[bool, int | None, str | None]:
+    """(enabled, max_tokens, tokenizer) of one level, each checked; None: not set there."""
+    enabled = table.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise InputError(f"{where}.enabled must be true or false", source)
+    value = table.get("max_tokens")
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or not _MIN <= value <= _MAX
+    ):
+        raise InputError(
+            f"{where}.max_tokens must be a whole number from {_MIN} to {_MAX}, got {value!r}",
+            source,
+        )
+    named = table.get("tokenizer")
+    if named is not None:
+        if not isinstance(named, str):
+            raise InputError(f"{where}.tokenizer must be a string", source)
+        from agentout.tokens import UnknownTokenizerError, tokenizer_name
+
+        try:
+            named = tokenizer_name(named)
+        except UnknownTokenizerError as exc:
+            raise InputError(f"{where}.tokenizer: {exc}", source) from None
+    return enabled, value, named
+
+
+def check(config: Mapping[str, Any], *, source: str = "config.toml") -> None:
+    """Every level of the ``[mcp]`` table checked, every server's and tool's: the first
+    bad value raises ``InputError`` naming ``source`` and the key (``budget_for`` checks
+    only the levels of the tool it is asked about)."""
+    top = _table(config.get("mcp"), "mcp", source)
+    _level(top, "mcp", source)
+    servers = top.get("servers") or {}
+    if not isinstance(servers, Mapping):
+        raise InputError("mcp.servers must be a table", source)
+    for server in sorted(servers):
+        where = f"mcp.servers.{server}"
+        own = _table(servers[server], where, source)
+        _level(own, where, source)
+        tools = own.get("tools") or {}
+        if not isinstance(tools, Mapping):
+            raise InputError(f"{where}.tools must be a table", source)
+        for tool in sorted(tools):
+            _level(
+                _table(tools[tool], f"{where}.tools.{tool}", source),
+                f"{where}.tools.{tool}",
+                source,
+            )

@@ -23,6 +23,7 @@ __all__ = [
     "MAX_TOKEN_BYTES",
     "MODEL_ALIASES",
     "MODEL_PREFIXES",
+    "SHORT_NAMES",
     "Chars4",
     "ExactBPE",
     "HuggingFaceTokenizer",
@@ -35,10 +36,13 @@ __all__ = [
     "get_tokenizer",
     "known_tokenizers",
     "max_chars",
+    "tokenizer_name",
 ]
 
 DEFAULT_TOKENIZER = "o200k_base"
 ENCODINGS = ("o200k_base", "cl100k_base")
+# The encodings' short names, as the docs and a config file write them.
+SHORT_NAMES: dict[str, str] = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
 
 # Model names map to encodings as tiktoken's model.py maps them (gpt-oss uses o200k_harmony,
 # whose ordinary text counts are o200k_base's). Names are matched case-insensitively,
@@ -284,13 +288,15 @@ _warned: set[str] = set()
 
 def known_tokenizers() -> list[str]:
     """Every name get_tokenizer accepts, besides model prefixes and ``hf:PATH``."""
-    return [*ENCODINGS, "chars4", *sorted(MODEL_ALIASES)]
+    return [*ENCODINGS, "chars4", *SHORT_NAMES, *sorted(MODEL_ALIASES)]
 
 
 def _resolve_alias(name: str) -> str | None:
     name = name.lower().removeprefix("openai/")
     if name in ENCODINGS:
         return name
+    if name in SHORT_NAMES:
+        return SHORT_NAMES[name]
     if name in MODEL_ALIASES:
         return MODEL_ALIASES[name]
     prefixes = [p for p in MODEL_PREFIXES if name.startswith(p)]
@@ -317,8 +323,34 @@ def _exact(encoding: str) -> Tokenizer:
     return _cache[encoding]
 
 
+def _unknown(name: str) -> UnknownTokenizerError:
+    return UnknownTokenizerError(
+        f"unknown tokenizer {name!r}; known: {', '.join(known_tokenizers())}, "
+        "a model name starting with one of those, or hf:PATH to a tokenizer.json"
+    )
+
+
+def tokenizer_name(name: str) -> str:
+    """The tokenizer ``name`` stands for (``o200k`` -> ``o200k_base``, ``gpt-4o`` ->
+    ``o200k_base``, ``chars4``, ``hf:PATH``), checked without loading anything:
+    ``UnknownTokenizerError`` for a name ``get_tokenizer`` would refuse."""
+    key = name.strip()
+    if key == "chars4":
+        return key
+    if key.startswith("hf:") or key.endswith("tokenizer.json"):
+        path = key.removeprefix("hf:")
+        if not Path(path).is_file():
+            raise UnknownTokenizerError(f"tokenizer file not found: {path}")
+        return key
+    encoding = _resolve_alias(key)
+    if encoding is None:
+        raise _unknown(name)
+    return encoding
+
+
 def get_tokenizer(name: str | Tokenizer | None = None) -> Tokenizer:
-    """Resolve a name (encoding, model, ``chars4``, ``hf:PATH``) to a tokenizer.
+    """Resolve a name (encoding, its short name ``o200k``, model, ``chars4``, ``hf:PATH``)
+    to a tokenizer.
 
     An exact encoding that cannot load falls back to chars4 with one warning on stderr;
     the returned tokenizer's ``name`` always says which one really counts.
@@ -341,10 +373,7 @@ def get_tokenizer(name: str | Tokenizer | None = None) -> Tokenizer:
     else:
         encoding = _resolve_alias(key)
         if encoding is None:
-            raise UnknownTokenizerError(
-                f"unknown tokenizer {name!r}; known: {', '.join(known_tokenizers())}, "
-                "a model name starting with one of those, or hf:PATH to a tokenizer.json"
-            )
+            raise _unknown(name)
         tokenizer = _exact(encoding)
     _cache[key] = tokenizer
     return tokenizer

@@ -92,11 +92,14 @@ def _argv(
         path, separator, node = test.partition("::")
         # what pytest gets is the checked path itself, never the caller's string
         selected.append(f"{config.roots.resolve(path)}{separator}{node}")
-    argv = [sys.executable, "-m", "pytest", "--agent", f"--agent-focus={focus}"]
-    # the budget as `agentout test` has it: the report names its full report, so the link
-    # to it comes only where room is left
-    argv += [f"--agent-limit={limits.max_tokens}", "--agent-format=records"]
-    argv.append(f"--agent-tokenizer={limits.tokenizer.name}")
+    # `agentout test`, as a person runs it: pytest in the project's Python (its .venv,
+    # else python on PATH; this server's own Python has neither its pytest nor its
+    # packages), agentout's plugin there or JUnit XML where it is not; the budget as
+    # `agentout test` has it: the report names its full report, so the link to it comes
+    # only where room is left
+    argv = [sys.executable, "-m", "agentout", "test", f"--focus={focus}"]
+    argv += [f"--max-tokens={limits.max_tokens}", "--format=records"]
+    argv += [f"--tokenizer={limits.tokenizer.name}", "--"]
     # attached, so a value starting with "-" is an expression, never an option; an empty
     # one selects nothing out, as pytest's own -k "" does (a bare -k would take the next
     # argument as its expression)
@@ -119,8 +122,10 @@ def _run(
     from agentout import process
 
     limits, store = config.limits(max_tokens), config.store
-    # the test run spills into this server's namespace, local and remote alike
+    # the test run spills into this server's namespace, local and remote alike; the
+    # ledger's row is this server's (one delivery, one row)
     env = {**os.environ, "AGENTOUT_SPILL_DIR": str(store.root), "AGENTOUT_STORE": store.address}
+    env["AGENTOUT_LEDGER"] = "0"
     output = bytearray()
     done = process.run(
         argv,
@@ -134,11 +139,11 @@ def _run(
     text = output.decode("utf-8", "replace")
     if done.error:
         text = f"run_tests: {done.error}\n{text}"
-    refs = []  # the plugin names the full report by its path in the store
-    found = re.findall(re.escape(f"{store.root}{os.sep}") + r"([^\s\"'/]+)", text)
-    for name in dict.fromkeys(found):
+    refs = []  # the report names its full report by its reference in the store
+    found = re.findall(r"(?m)^F full=([0-9a-f]{16})$", text)
+    for ident in dict.fromkeys(found):
         with contextlib.suppress(AgentoutError, OSError):
-            refs.append(_spill_ref(store, name))
+            refs.append(_spill_ref(store, store.find_id(ident)))
     # 0 passed, 1 failed, 5 no tests: the run's own answer; 2-4: it could not run
     failed_to_run = done.error is not None or done.exit_status not in (0, 1, 5)
     meta = {"exit": done.exit_status}

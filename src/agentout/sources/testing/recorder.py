@@ -372,8 +372,10 @@ class Recorder(_Describer):
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.results is not None:  # agentout test renders it: hand the run over
+            # pytest's own report follows, as pytest prints it (its failures' tracebacks
+            # included): what the agent would have read without agentout, the ledger's
+            # raw side, and the end of the full report
             self._hand_over(self.run(session, exitstatus), self.results)
-            session.config.option.tbstyle = "no"
             return
         settings = self.settings
         run = self.run(session, exitstatus)

@@ -6,7 +6,7 @@ Records, in reading order::
     P file=tests/test_cart.py failed=3                                        (per file)
     R cause=2 tests=["test_tax L51","test_total L55"] type=KeyError msg="'DE'"
       origin=src/shop/money.py:12                                             (per cause)
-    F full=/path/to/the/full/report.txt                                       (summary)
+    F full=9b930100f0cb56b7                        (summary: agentout show 9b930100f0cb56b7)
 
 A ``P`` line names a file with failures (its path once, as TOPA does, rather than
 on every record) and counts them; the ``R`` records below it are that file's. Each ``R``
@@ -27,7 +27,8 @@ report back.
 
 Whenever the run has failures, the complete report (every failure, its full traceback
 and captured output) is written to agentout's private spill store and the summary line
-names the file.
+names it by its reference, the 16 hex digits ``agentout show`` takes (a path costs a
+dozen tokens more, and says nothing the reference does not).
 """
 
 from __future__ import annotations
@@ -364,10 +365,12 @@ def build(
     full: str | None = None,
     tokenizer: str | Tokenizer | None = None,
     file_counts: bool = False,
+    header: Mapping[str, Any] | None = None,
 ) -> tuple[Result, list[int]]:
     """The report's ``Result`` and the priority order ``pack`` walks its records in; with
     ``file_counts``, every ``P`` line counts its file's failures (a page that leaves
-    records out, or shows them terser, no longer names every failure of a file)."""
+    records out, or shows them terser, no longer names every failure of a file).
+    ``header``: fields the header says before the report's own (``python=``)."""
     tok = get_tokenizer(tokenizer)
     causes = group_causes(run.failures)
     cause_of = {id(f): cause for cause in causes for f in cause.failures}
@@ -385,14 +388,14 @@ def build(
     rest: list[int] = []
     seen: set[int] = set()
     for file in shown_files:
-        header = len(records)
+        file_line = len(records)
         listed = [f for _, members in groups_of.get(file, ()) for f in members]
         records.append(_file_record(run, file, None if file_counts else listed, tok))
         for cause, members in groups_of.get(file, ()):
             first = cause.number not in seen
             seen.add(cause.number)
             group = _Group(cause, members, first, records_of[cause.number] > 1)
-            file_record[len(records)] = header
+            file_record[len(records)] = file_line
             if first:  # errors before failed assertions: what blocks the run comes first
                 priority.append((members[0].is_assertion, len(records)))
             else:
@@ -409,9 +412,10 @@ def build(
     # The compiler's own warnings (cargo builds the tests first): after every failure.
     order.extend(range(len(records), len(records) + len(run.diagnostics)))
     records.extend(_diagnostic_record(d, tok) for d in run.diagnostics)
-    # The last line: where the full report is, or (nothing left out) the status again.
+    # The last line: the full report's reference (``agentout show REF``), or (nothing to
+    # keep) the status again.
     summary: dict[str, Any] = {"full": full} if full else {"status": _status_word(run)}
-    header_fields: dict[str, Any] = {}
+    header_fields: dict[str, Any] = dict(header or {})
     if run.source != "pytest":
         header_fields["source"] = run.source
     if focus != "failures":
@@ -440,8 +444,10 @@ def full_report(run: Run, output: str = "") -> str:
     return "\n".join(lines)
 
 
-def _spill(run: Run, output: str = "") -> str | None:
-    """Keep the full report in the private store; None if it cannot be written."""
+def _spill(run: Run, output: str = "") -> tuple[str, str] | None:
+    """Keep the full report in the private store: (its path, the reference ``agentout
+    show`` takes); None if it cannot be written."""
+    from agentout.deliver.text import short_ref
     from agentout.errors import AgentoutError
     from agentout.store.spill import SpillStore
 
@@ -453,7 +459,7 @@ def _spill(run: Run, output: str = "") -> str | None:
             ref = out.commit()
     except (OSError, AgentoutError):  # a full disk or an unsafe store: report inline only
         return None
-    return ref.location
+    return ref.location, short_ref(ref)
 
 
 def _without_secrets(text: str) -> str:
@@ -473,21 +479,24 @@ def report(
     tokenizer: str | None = None,
     format: str = "records",
     output: str = "",
+    header: Mapping[str, Any] | None = None,
 ) -> tuple[str, str | None]:
     """The agent report of ``run`` within ``max_tokens`` (and ``max_chars``), and the path
-    of the full report kept in the spill store (None when there was nothing to keep).
+    of the full report kept in the spill store (None when there was nothing to keep); the
+    report's last line names it by the reference ``agentout show`` takes.
 
     A budget too small for the status line and the last line still gets them, and the
     header says ``over_budget=true``. ``output``, what the runner printed, goes to the
-    full report only."""
+    full report only; ``header``: fields the header says first."""
     from agentout.pack import Packed, pack
 
     run, output = without_secrets(run, output)
     keep = bool(run.failures) or (bool(output.strip()) and not run.passed)
-    full = _spill(run, output) if keep else None
+    kept = _spill(run, output) if keep else None
+    full, ref = kept if kept is not None else (None, None)
 
     def packed(file_counts: bool) -> Packed:
-        result, order = build(run, focus, full, tokenizer, file_counts)
+        result, order = build(run, focus, ref, tokenizer, file_counts, header)
         return pack(
             result,
             format=format,

@@ -29,9 +29,25 @@ from pathlib import Path
 
 from agentout.errors import AgentoutError
 from agentout.sources.testing.model import Counts, Failure, Run, clean
-from agentout.sources.testing.runners.detect import RUNNERS, Prepared, Runner, detect, pytest_args
+from agentout.sources.testing.runners.detect import (
+    RUNNERS,
+    Prepared,
+    Runner,
+    detect,
+    project_python,
+    pytest_args,
+)
 
-__all__ = ["RUNNERS", "Runner", "RunnerError", "TestRun", "detect", "pytest_args", "run_tests"]
+__all__ = [
+    "RUNNERS",
+    "Runner",
+    "RunnerError",
+    "TestRun",
+    "detect",
+    "project_python",
+    "pytest_args",
+    "run_tests",
+]
 
 _OUTPUT_CHARS = 4 << 20  # of what the runner printed, kept in the full report (the end)
 _TAIL_LINES = 20
@@ -77,10 +93,12 @@ def run_tests(
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     on_tick: Callable[[float, int], None] | None = None,
+    header: Mapping[str, str] | None = None,
 ) -> TestRun:
     """Run a test command and report on it; ``RunnerError`` when it cannot start, and
     ``ValueError`` when ``command`` runs no runner ``detect`` knows. ``on_tick(seconds,
-    lines)`` is called about once a second while it runs (``agentout run``'s heartbeat)."""
+    lines)`` is called about once a second while it runs (``agentout run``'s heartbeat);
+    ``header``: fields the report's header says first (``python=`` the Python it ran)."""
     from agentout.sources.testing.report import report
 
     runner = command if isinstance(command, Runner) else detect(list(command))
@@ -117,6 +135,7 @@ def run_tests(
             tokenizer=tokenizer,
             format=format,
             output=printed[-_OUTPUT_CHARS:],
+            header=header,
         )
     finally:
         shutil.rmtree(private, ignore_errors=True)
@@ -235,10 +254,14 @@ def _pytest_results(private: Path, cwd: Path) -> Run | None:
     from agentout.sources.testing.model import run_from_json
 
     ours = private / "run.json"
-    if ours.is_file():
-        return run_from_json(ours.read_text(encoding="utf-8"))
     xml = private / "junit.xml"
-    if xml.is_file():  # a pytest without agentout's plugin
+    if ours.is_file():
+        try:
+            return run_from_json(ours.read_text(encoding="utf-8"))
+        except (ValueError, KeyError, TypeError):  # another agentout's plugin wrote it
+            if not xml.is_file():
+                raise ValueError("the plugin's results cannot be read") from None
+    if xml.is_file():  # a pytest without agentout's plugin (the project's own Python)
         return replace(read_junit([str(xml)], str(cwd)), source="pytest")
     return None
 

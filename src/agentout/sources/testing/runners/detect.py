@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["RUNNERS", "Prepared", "Runner", "detect"]
+__all__ = ["RUNNERS", "Prepared", "Runner", "detect", "project_python", "pytest_args"]
 
 RUNNERS = ("pytest", "jest", "vitest", "go", "cargo", "nextest", "maven", "gradle", "node")
 
@@ -136,10 +137,46 @@ def detect(argv: list[str] | tuple[str, ...]) -> Runner | None:
     return None
 
 
-def pytest_args(args: list[str] | tuple[str, ...]) -> Runner:
+# What marks a project's root folder: where its virtual environment is looked for last.
+_PROJECT_MARKS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+_VENV_PYTHONS = (
+    os.path.join(".venv", "bin", "python"),
+    os.path.join(".venv", "Scripts", "python.exe"),
+)
+
+
+def project_python(cwd: str | os.PathLike[str] | None = None) -> tuple[str, str]:
+    """The project's Python, and how a report names it: ``.venv/bin/python`` of ``cwd``
+    or of a folder above it up to the project's root (the nearest holding
+    ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``; ``cwd`` alone when none
+    does), else ``python``, then ``python3`` on PATH, else this interpreter. agentout's
+    own Python (``uv tool install``, ``pipx``) is not the project's: its pytest, plugins
+    and packages are not the ones the tests import."""
+    here = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    folders, folder = [here], here
+    while not any(os.path.exists(os.path.join(folder, mark)) for mark in _PROJECT_MARKS):
+        parent = os.path.dirname(folder)
+        if parent == folder:  # no project above: only the folder itself
+            folders = [here]
+            break
+        folder = parent
+        folders.append(folder)
+    for folder in folders:
+        for name in _VENV_PYTHONS:
+            candidate = os.path.join(folder, name)
+            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+                return candidate, os.path.relpath(candidate, here)
+    for name in ("python", "python3"):
+        found = shutil.which(name)
+        if found is not None:
+            return found, name
+    return sys.executable, sys.executable
+
+
+def pytest_args(args: list[str] | tuple[str, ...], python: str | None = None) -> Runner:
     """A runner for pytest's own arguments, as ``agentout test -- -x tests/`` gives them:
-    pytest in this interpreter (where agentout's plugin is)."""
-    words = (sys.executable, "-m", "pytest", *args)
+    pytest in ``python`` (``project_python``'s; default this interpreter)."""
+    words = (python or sys.executable, "-m", "pytest", *args)
     return Runner("pytest", words, 2)
 
 
