@@ -234,7 +234,7 @@ def deliver_output(
     else:
         from agentout.read.digest import digest
 
-        found = digest(capture.scan().finish())
+        found = digest(capture.scan().finish(), capture.source())
         records, order = found.records, found.order
         if follows_client and found.gist is not None:
             order = found.gist  # a failing build's errors and warnings, not its chatter

@@ -106,7 +106,7 @@ class RawFormat:
                     gaps += 1
                 covered = max(covered, last)
             out.append(text)
-            shown += text.count("\n") + 1
+            shown += _lines_shown(text)
             previous = (index, record.kind)
         total = header.get("lines")
         lines_only = previous is None or previous[1] == "L"
@@ -118,6 +118,13 @@ class RawFormat:
         if closing:
             out.append(closing)
         return "".join(line + "\n" for line in out)
+
+
+def _lines_shown(text: str) -> int:
+    """The lines of a record's text that show the output (``shown=`` counts them), not
+    agentout's own markers in it (``[… 4999 more like this: ...]``): a line of the output
+    that begins as a marker does was given a backslash (``agentout.read.visible.own_line``)."""
+    return sum(1 for line in text.split("\n") if not line.lstrip(" ").startswith("[… "))
 
 
 def _closing(
