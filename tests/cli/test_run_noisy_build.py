@@ -54,3 +54,16 @@ def test_the_warnings_are_said_once_with_their_exact_count(build_log: tuple[Path
     assert folds[0].startswith(f"[… {WARNINGS - 1} more like this: ")
     shape = shape_pattern(folds[0].split("more like this: ", 1)[1][:-1])
     assert sum(1 for line in output_lines(data) if shape.fullmatch(line)) == WARNINGS
+
+
+def test_fit_on_the_log_keeps_the_traceback_s_location_first(
+    build_log: tuple[Path, bytes],
+) -> None:
+    from agentout.sources.fit import fit
+
+    path, _ = build_log
+    text = fit(path, max_tokens=300).text
+    assert "line 42, in emit" in text  # the innermost frame: where it went wrong
+    assert "KeyError: 'uint128_t'" in text
+    assert "line 300, in <module>" not in text  # the outermost one waits for room
+    assert "npm ERR! webui@1.4.0 build" in text

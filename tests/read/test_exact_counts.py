@@ -85,3 +85,14 @@ def test_a_traceback_printed_83_times_is_shown_once_with_its_count() -> None:
     assert claims.repeats == 1
     assert "[… the same 7 lines 82 more times]" in text
     assert text.count("Traceback (most recent call last):") == 1
+
+
+def test_fit_on_a_file_counts_the_whole_file(tmp_path: Path) -> None:
+    from agentout.sources.fit import fit
+
+    path = tmp_path / "build.log"
+    path.write_bytes(_FIVE_THOUSAND)
+    assert "[… 4999 more like this:" in fit(path, max_tokens=500).text
+    assert "[… 4999 more like this:" in fit(str(path), max_tokens=500, spill=True).text
+    with path.open("rb") as stream:  # read once, not again: no count it cannot know
+        assert "more like this" not in fit(stream, max_tokens=500).text

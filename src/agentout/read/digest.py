@@ -29,7 +29,7 @@ no budget of its own gives (a failing build's errors, not its chatter).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from agentout.read.shapes import Shape, count, count_lines, text_shape, word_shape
@@ -128,11 +128,19 @@ def _exact(shapes: list[Shape], scan: ScanResult, source: Source | None) -> dict
         return {}
     if scan.complete:  # every line is at hand, whole
         found: list[int] | None = count_lines(shapes, (line.text() for line in scan.lines))
-    elif source is not None:
-        found = count(shapes, source())
+    elif source is not None:  # no more than the scan read (a log may have grown since)
+        found = count(shapes, _at_most(source(), scan.size))
     else:
         found = None
     return {} if found is None else dict(zip(shapes, found, strict=True))
+
+
+def _at_most(chunks: Iterable[bytes], size: int) -> Iterator[bytes]:
+    for chunk in chunks:
+        if size <= 0:
+            return
+        yield chunk[:size] if len(chunk) > size else chunk
+        size -= len(chunk)
 
 
 def _record(item: _Shown) -> Record:
