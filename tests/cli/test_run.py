@@ -70,10 +70,14 @@ def test_small_output_is_printed_as_it_was_and_nothing_is_stored(spill_dir: Path
     assert not spill_dir.exists() or list(spill_dir.iterdir()) == []
 
 
-def test_a_failing_status_adds_one_short_line() -> None:
+def test_a_failing_status_adds_nothing_the_client_says_already() -> None:
+    """The status is agentout's own (the client prints it: ``Exit code 5``): the output
+    goes as printed, no larger than it was."""
     result = run("--", "sh", "-c", "echo 'error: it broke' >&2; exit 5")
     assert result.exit_code == 5
-    assert result.stdout == "error: it broke\n[exit 5]\n"
+    assert result.stdout == "error: it broke\n"
+    quiet = run("--", "sh", "-c", "exit 1")  # grep with no match: nothing, as printed
+    assert (quiet.exit_code, quiet.stdout) == (1, "")
 
 
 def test_colour_and_redraws_are_resolved_and_hidden_characters_shown() -> None:
@@ -117,7 +121,7 @@ def test_the_environment_and_directory_are_inherited(
 def test_shell_runs_a_pipeline_whole() -> None:
     result = run("--shell", "printf 'b\\na\\n' | sort && echo done; exit 4")
     assert result.exit_code == 4
-    assert result.stdout == "a\nb\ndone\n[exit 4]\n"
+    assert result.stdout == "a\nb\ndone\n"
 
 
 def test_shell_takes_one_string() -> None:
@@ -338,7 +342,7 @@ def test_signals_are_forwarded_and_the_output_still_delivered(
     process.send_signal(sig)
     out, err = process.communicate(timeout=20)
     assert process.returncode == 3
-    assert out.decode() == f"working\nerror: interrupted by {sig.name}\n[exit 3]\n"
+    assert out.decode() == f"working\nerror: interrupted by {sig.name}\n"
     assert b"Traceback" not in err
 
 

@@ -35,8 +35,9 @@ def lines_of(data: bytes, own: str | None = None) -> list[str]:
 
 
 def whole_text(lines: Sequence[str], header: Mapping[str, Any]) -> str:
-    """The lines as printed, then ``[exit N]``, or ``[agentout: ...]`` naming the exit,
-    signal, error, secrets, warning and stored reference when there are any."""
+    """The lines as printed, then ``[agentout: ...]`` naming the signal, error, secrets,
+    warning and stored reference when there are any (and the exit status beside them). The
+    exit status alone adds nothing: the agent's client says it (``Exit code N``)."""
     text = "".join(line + "\n" for line in lines)
     status = header.get("exit", 0)
     extra = [f"exit={status}"] if status else []
@@ -45,7 +46,7 @@ def whole_text(lines: Sequence[str], header: Mapping[str, Any]) -> str:
             extra.append(f"{key}={visible(str(header[key]))}")
     ref = header.get("ref")
     if extra == [f"exit={status}"] and not ref:
-        return text + f"[exit {status}]\n"
+        return text
     if ref:
         fields = f"agentout: {' '.join(extra)} · " if extra else ""
         return text + f"[{fields}agentout show {ref}]\n"

@@ -16,9 +16,10 @@ done, when anything was (a page of ``agentout show``, whose summary says which l
 
     [agentout: exit=3 lines=5000 shown=312 tokens=1234 · agentout show 3f2a9c1be4d07a55]
 
-and nothing at all is added to output shown whole with exit status 0 (``[exit 3]`` when
-the status is not). Header fields read: ``ref`` (the stored output's name), ``lines``
-(the output's line count), ``exit``, ``signal``, ``error``, ``secrets``, ``warning``.
+and nothing at all is added when there is nothing else to say than the exit status (the
+agent's client says it: ``Exit code 3``). Header fields read: ``ref`` (the stored
+output's name), ``lines`` (the output's line count), ``exit``, ``signal``, ``error``,
+``secrets``, ``warning``.
 """
 
 from __future__ import annotations
@@ -157,10 +158,8 @@ def _closing(
     if summary:  # a page's account of itself (shown=A:B) replaces the count of lines
         fields = [f for f in fields if not f.startswith("shown=")]
         fields.extend(f"{key}={visible(str(value))}" for key, value in summary.items())
-    if not fields and not ref:
-        return ""
-    if fields == [f"exit={status}"] and not ref:
-        return f"[exit {status}]"
+    if (not fields or fields == [f"exit={status}"]) and not ref:
+        return ""  # the exit status alone: the agent's client says it (Exit code N)
     if following:
         tail = f" · next: {visible(str(following))}"
     else:  # a page says nothing more: it is the store's file already
