@@ -64,6 +64,9 @@ __all__ = [
 # A reduced form is used only when it has at most this share of the output's bytes: far
 # enough below that it cannot cost more tokens, without loading a tokenizer to check.
 REDUCED_AT_MOST = 0.85
+# A cut of output up to this many times the threshold is weighed against the output as
+# printed before anything is stored (past it, the output is surely the larger).
+_PROBED_PAST = 4
 Form = Literal["whole", "reduced", "cut"]
 
 
@@ -181,9 +184,11 @@ def deliver_output(
         if hidden.total:
             head["secrets"] = head.get("secrets", 0) + hidden.total
     lines = _lines(data, settings.own) if data is not None else None
+    ended = data is None or not data or data.endswith(b"\n")  # the last line, as printed
 
     small = data is not None and len(data) <= settings.threshold
-    stored = capture.writer is not None  # --mode file: kept whatever its size
+    # --mode file: kept whatever its size (past the threshold, output is in the store anyway)
+    stored = capture.writer is not None and small
 
     # 1. a reducer's compact form, when it is smaller and fits
     reduced: Reduced | None = None
@@ -201,7 +206,7 @@ def deliver_output(
     binary = data is not None and not capture.keep_in_memory and _binary(data)
     as_printed = None
     if settings.raw and lines is not None and not binary:
-        as_printed = _whole_text(lines, head)
+        as_printed = _whole_text(lines, head, ended=ended)
     if reduced is not None and as_printed is not None:
         assert data is not None
         found = _try_reduced(capture, reduced, settings, room, head, (data, as_printed), reducer)
@@ -218,18 +223,19 @@ def deliver_output(
     # 2. small, and it fits: as printed
     if printed_fits:
         assert lines is not None
-        return _whole(capture, lines, head, stored)
+        return _whole(capture, lines, head, stored, ended)
 
     # 3. cut to what matters, within the budget, unless that is no smaller than the output
     # as printed (a budget too small for anything but a line and the closing one)
     records, order, budget_chars = _cut_records(capture, settings, reduced, room, binary)
     if binary:  # one marker for all of it, the closing line naming the stored bytes
         head["binary"] = capture.size
-    if as_printed is not None and small and not stored:  # learnt before anything is kept
+    near = data is not None and len(data) <= _PROBED_PAST * settings.threshold
+    if as_printed is not None and near and not stored:  # learnt before anything is kept
         probe = _packed(capture, settings, records, order, budget_chars, head, "0" * 16)
         if not _smaller(probe.text, probe.stats.tokens, as_printed, settings):
             assert lines is not None
-            return _whole(capture, lines, head, stored)
+            return _whole(capture, lines, head, stored, ended)
     ref = capture.commit()
     packed = _packed(capture, settings, records, order, budget_chars, head, None, ref)
     if (
@@ -238,7 +244,7 @@ def deliver_output(
         and not _smaller(packed.text, packed.stats.tokens, as_printed, settings)
     ):  # the reference's own tokens tipped it (the store keeps the output, unnamed)
         assert lines is not None
-        return _whole(capture, lines, head, False)
+        return _whole(capture, lines, head, False, ended)
     name = None if reducer is None or reduced is None else reducer.name
     return _delivered(
         capture, packed.text, "cut", packed=packed, reducer=name, secrets=_hidden(head)
@@ -345,17 +351,23 @@ def _try_reduced(
 
 
 def _whole(
-    capture: Capture, lines: Sequence[str], head: dict[str, Any], stored: bool
+    capture: Capture,
+    lines: Sequence[str],
+    head: dict[str, Any],
+    stored: bool,
+    ended: bool = True,
 ) -> TextDelivery:
     """As printed; stored too only when asked (``--mode file``), the closing line naming it."""
     if not stored:
         capture.discard()
-        text, printed = _whole_text(lines, head), "".join(line + "\n" for line in lines)
+        text = _whole_text(lines, head, ended=ended)
+        printed = _whole_text(lines, {}, ended=ended)
         return _delivered(capture, text, "whole", secrets=_hidden(head)).replace(raw=printed)
     ref = capture.commit()
     if ref is not None:
         head = {**head, "ref": short_ref(ref)}
-    return _delivered(capture, _whole_text(lines, head), "whole", secrets=_hidden(head))
+    whole = _whole_text(lines, head, ended=ended)
+    return _delivered(capture, whole, "whole", secrets=_hidden(head))
 
 
 def _room(settings: TextSettings, records: Sequence[Record], small: bool) -> int:

@@ -34,10 +34,12 @@ def lines_of(data: bytes, own: str | None = None) -> list[str]:
     return [own_line(terminal_text(line)) for line in parts]
 
 
-def whole_text(lines: Sequence[str], header: Mapping[str, Any]) -> str:
+def whole_text(lines: Sequence[str], header: Mapping[str, Any], *, ended: bool = True) -> str:
     """The lines as printed, then ``[agentout: ...]`` naming the signal, error, secrets,
     warning and stored reference when there are any (and the exit status beside them). The
-    exit status alone adds nothing: the agent's client says it (``Exit code N``)."""
+    exit status alone adds nothing: the agent's client says it (``Exit code N``).
+    ``ended``: the output's last line ended with a newline (else it is printed without
+    one, as it was, unless a line of agentout's follows it)."""
     text = "".join(line + "\n" for line in lines)
     status = header.get("exit", 0)
     extra = [f"exit={status}"] if status else []
@@ -46,7 +48,9 @@ def whole_text(lines: Sequence[str], header: Mapping[str, Any]) -> str:
             extra.append(f"{key}={visible(str(header[key]))}")
     ref = header.get("ref")
     if extra == [f"exit={status}"] and not ref:
-        return text
+        extra = []
+    if not ended and not extra and not ref:
+        return text[:-1] if text else text
     if ref:
         fields = f"agentout: {' '.join(extra)} · " if extra else ""
         return text + f"[{fields}agentout show {ref}]\n"
