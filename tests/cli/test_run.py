@@ -257,6 +257,25 @@ def test_binary_output_is_stored_exactly_and_shown_escaped(spill_dir: Path) -> N
     assert body(result.stdout)[-1] == "done"
 
 
+def test_one_nul_byte_does_not_hide_the_output(spill_dir: Path) -> None:
+    """A NUL among text (``find -print0``, a stray byte in a log) is shown escaped, and the
+    rest of the output as printed: never one ``binary=`` marker for all of it."""
+    code = "import sys; sys.stdout.buffer.write(b'error: it broke\\nfound a\\x00b\\ndone\\n')"
+    result = run("--", PY, "-c", code)
+    assert result.stdout == "error: it broke\nfound a\\u0000b\ndone\n"
+    assert "binary" not in result.stdout
+
+
+def test_mode_inline_shows_even_binary_data(spill_dir: Path) -> None:
+    code = "import sys; sys.stdout.buffer.write(bytes(range(32)) * 64 + b'\\ndone\\n')"
+    hidden = run("--", PY, "-c", code)
+    assert "binary=" in hidden.stdout  # mostly control characters: data, not text
+    shown = run("--mode", "inline", "--", PY, "-c", code)
+    assert "binary=" not in shown.stdout
+    assert shown.stdout.count("\\u0000") == 64
+    assert shown.stdout.endswith("done\n")
+
+
 def test_a_50_mb_line_is_kept_whole_in_the_store_and_cut_when_shown(spill_dir: Path) -> None:
     code = "import sys; sys.stdout.write('x' * (50 << 20) + '\\nerror: tail\\n')"
     result = run("--max-tokens", "2000", "--", PY, "-c", code)

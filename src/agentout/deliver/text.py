@@ -388,11 +388,10 @@ def _room(settings: TextSettings, records: Sequence[Record], small: bool) -> int
 
 
 def _binary(data: bytes) -> bool:
-    """Whether output is binary data rather than text: a NUL byte, or more than one byte
-    in ten a control character no text uses (tab, newline, carriage return, escape and
-    form feed aside)."""
-    if b"\x00" in data:
-        return True
+    """Whether output is binary data rather than text: more than one byte in ten a control
+    character no text uses (tab, newline, carriage return, escape and form feed aside). A
+    NUL byte or two in text (``find -print0`` among other lines, a stray byte in a log)
+    leave it text, shown with each NUL escaped (``\\u0000``)."""
     sample = data[: 1 << 16]
     controls = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 12, 13, 27))
     return controls * 10 > len(sample)
