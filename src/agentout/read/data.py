@@ -347,10 +347,32 @@ def _object_record(value: Any) -> Record:
     if not terse and value:  # nothing scalar to show: name the fields instead
         index = terse = {"_keys": list(value)}
     views: list[View] = []
-    for view in (index, terse, middle, value):
+    for view in (index, terse, middle):
         if view and (not views or view != views[-1]):
             views.append(view)
-    return Record.of(*views) if views else Record.of(value)
+    views = [_marked(view, value) for view in views]
+    if not views or value != views[-1]:
+        views.append(value)
+    return Record.of(*views)
+
+
+OMITTED = "_omitted"  # on a view that leaves fields out: how many
+
+
+def _marked(view: View, value: dict[str, Any]) -> View:
+    """``view`` with ``_omitted=N`` when it leaves out N of the record's fields (a field
+    holding an object counts by its fields when some of them are shown, ``meta.owner``),
+    so a terse record says it is not all there; a view naming the fields (``_keys``) and
+    a string cut short (its ``…`` shows) leave nothing out unseen."""
+    if "_keys" in view:
+        return view
+    left = 0
+    for key, item in value.items():
+        if key in view:
+            continue
+        inner = [f"{key}.{name}" in view for name in item] if isinstance(item, dict) else []
+        left += inner.count(False) if any(inner) else 1
+    return {**view, OMITTED: left} if left else view
 
 
 def _scalar_views(key: str, item: Any, index: dict[str, Any], terse: dict[str, Any]) -> Any:
