@@ -216,12 +216,6 @@ def _secrets(ws: Workspace, env: dict[str, str], scratch: Path) -> tuple[str, bo
     return text, ok
 
 
-def _exit_line(r: Reached) -> int:
-    """What the one closing line of a failing command costs (``[exit N]``), which the
-    shell corpus allows too (bench_shell.py)."""
-    return count(f"[exit {r.exit}]\n") if r.exit else 0
-
-
 def claude_home(ws: Any) -> tuple[dict[str, str], Path]:
     """The environment of a Claude Code user with a home of their own in the workspace
     (the ledger counted as each delivery is made), and the folder Claude Code keeps
@@ -266,7 +260,7 @@ def main() -> str:
         plain, ruled = results[False], results[True]
         zero = [r for r in plain if r.exit == 0]
         zero_tokens = sum(r.tokens for r in zero)
-        plain_ok = all(not r.lost and r.tokens <= r.raw_tokens + _exit_line(r) for r in plain)
+        plain_ok = all(not r.lost and r.tokens <= r.raw_tokens for r in plain)
         build = next((r for r in ruled if r.case.name == "build-script"), None)
         build_ok = build is not None and not build.lost and build.tokens <= BUILD_TARGET
         whole = [r for r in ruled if rtk.get(r.case.name) and rtk[r.case.name][1]]  # type: ignore[index]
@@ -276,20 +270,18 @@ def main() -> str:
         )
         rtk_ok = ours_total <= rtk_total + RTK_ALLOWANCE
         rtk_verdict = verdict(rtk_ok) if whole else "n/a (no rtk)"
-        ruled_ok = all(not r.lost and r.tokens <= r.raw_tokens + _exit_line(r) for r in ruled)
+        ruled_ok = all(not r.lost and r.tokens <= r.raw_tokens for r in ruled)
         headers = ["command", "exit", "reached by", "raw", "model reads", "facts kept", "rtk"]
         parts += [
             "### Right after `agentout init claude`: no allow rules, `default` mode",
             table(headers, _rows(plain, rtk)),
-            f"- Every fact kept and no case larger than raw (but for a failing command's "
-            f"`[exit N]` line): {verdict(plain_ok)}\n"
+            f"- Every fact kept and no case larger than raw: {verdict(plain_ok)}\n"
             f"- The {len(zero)} cases that exit 0: raw {sum(r.raw_tokens for r in zero):,} tokens, "
             f"the model reads **{zero_tokens:,}** (target ≤ {EXIT_ZERO_TARGET:,}: "
             f"{verdict(zero_tokens <= EXIT_ZERO_TARGET and len(zero) == 6)})",
             "### With an allow rule for each command (`Bash(git log *)`, `Bash(python3 build.py)`)",
             table(headers, _rows(ruled, rtk)),
-            f"- Every fact kept and no case larger than raw (but for a failing command's "
-            f"`[exit N]` line): {verdict(ruled_ok)}\n"
+            f"- Every fact kept and no case larger than raw: {verdict(ruled_ok)}\n"
             f"- The failing build script, routed: {build.tokens if build else 'n/a'} tokens, "
             f"{(len(build.facts) - len(build.lost)) if build else 0}/{heldout.BUILD_ERRORS} error "
             f"lines (target 7/7 within {BUILD_TARGET}: {verdict(build_ok)})\n"

@@ -13,7 +13,8 @@ alone, as an agent reads them.
 - ``[… the same K lines M more times]``: the K lines shown before it are printed M more
   times right after;
 - ``[… N more like this: SHAPE]``: the line shown has SHAPE, and N more lines of the whole
-  output have it (``<*>`` a word that varies, else each ``*`` one or more characters);
+  output have it (``<*>`` a word that varies, else each ``*`` one or more characters; a
+  space, one or more blanks);
 - the closing line: ``lines=`` is the output's line count, ``shown=`` the lines shown,
   ``tokens=`` what the whole text costs, and every line of the output is accounted for.
 
@@ -55,12 +56,17 @@ def output_lines(data: bytes) -> list[str]:
 
 
 def shape_pattern(shape: str) -> re.Pattern[str]:
-    """What a shape says, as a pattern of a line's text (see the module docstring)."""
+    """What a shape says, as a pattern of a line's text (see the module docstring): each
+    run of spaces one or more blanks."""
+
+    def literal(text: str) -> str:
+        return r"[ \t]+".join(re.escape(run) for run in re.split(" +", text))
+
     if "<*>" in shape:
-        words = [r"[^ \t]+" if word == "<*>" else re.escape(word) for word in shape.split(" ")]
-        body = " ".join(words)
+        words = re.split(" +", shape)
+        body = r"[ \t]+".join(r"[^ \t]+" if word == "<*>" else re.escape(word) for word in words)
     else:
-        body = ".+".join(re.escape(part) for part in shape.split("*"))
+        body = ".+".join(literal(part) for part in shape.split("*"))
     return re.compile(rf"[ \t]*{body}[ \t]*", re.DOTALL)
 
 

@@ -3,14 +3,15 @@
 A shape is what a fold shows after ``more like this:``, in one of two spellings:
 
 - a word shape (``<*> warning: unused variable <*> [-Wunused-variable]``, a template as
-  Drain writes one): words, one space between two, each ``<*>`` a word that varies (one
-  or more characters, none of them a space or a tab); any other word is itself;
+  Drain writes one): words, each ``<*>`` a word that varies (one or more characters, none
+  of them a space or a tab); any other word is itself;
 - a text shape (``* INFO request * took * ms``), which never holds ``<*>``: text in which
   each ``*`` stands for one or more characters of any kind.
 
 A line has the shape when its text, as agentout shows it (``agentout.read.trouble.clean``:
 colour and redraws resolved, what no reader sees escaped), blanks at either end aside, is
-the shape with each ``<*>`` or ``*`` so replaced. ``count`` counts such lines over all of
+the shape with each ``<*>`` or ``*`` so replaced, and each run of spaces in the shape
+standing for one or more spaces or tabs. ``count`` counts such lines over all of
 an output's bytes, not over the lines a scan kept, so the number a fold prints is the
 output's.
 
@@ -45,6 +46,9 @@ LINE_AT_MOST = 1 << 20  # bytes of one line held across chunks: past it, not kno
 # Colour (SGR, and the erase-to-end-of-line gcc sends after it): the text drops it
 _COLOUR = r"\x1b\[[0-9;]*[mK]"
 _C = f"(?:{_COLOUR})*"
+_BLANKS = f"(?:{_C}[ \\t])+"  # one or more spaces or tabs, colour anywhere among them
+_BLANKS_MAYBE = f"(?:{_C}[ \\t])*"
+_SPACES = re.compile("[ \t]+")
 # A line whose text is not its bytes less their colour (see the module docstring).
 _MARK_STARTS = "|".join("".join(f"\\x{{{ord(c):x}}}" for c in mark) for mark in MARKS)
 _ODD = (
@@ -111,8 +115,8 @@ def word_shape(template: str) -> Shape | None:
         else:
             text_parts.append(re.escape(word))
             raw_parts.append("".join(_C + _re2_escape(char) for char in word))
-    text = r"[ \t]*" + " ".join(text_parts) + r"[ \t]*"
-    raw = f"(?:{_C}[ \\t])*" + f"{_C} ".join(raw_parts) + f"(?:{_C}[ \\t])*{_C}"
+    text = r"[ \t]*" + r"[ \t]+".join(text_parts) + r"[ \t]*"
+    raw = _BLANKS_MAYBE + _BLANKS.join(raw_parts) + _BLANKS_MAYBE + _C
     return Shape(template, text, raw)
 
 
@@ -130,16 +134,20 @@ def text_shape(parts: Sequence[str]) -> Shape | None:
     if WORD in shown or not shown.strip():
         return None
     text_parts: list[str] = [r"[ \t]*"]
-    raw_parts: list[str] = [f"(?:{_C}[ \\t])*"]
+    raw_parts: list[str] = [_BLANKS_MAYBE]
     for i, part in enumerate(kept):
         if i % 2:
             text_parts.append(".+")
             raw_parts.append(f"(?:{_C}[^\\r\\n\\x1b])+")
-        else:
-            text_parts.append(re.escape(part))
-            raw_parts.append("".join(_C + _re2_escape(char) for char in part))
+            continue
+        for j, run in enumerate(_SPACES.split(part)):  # a run of spaces: one or more blanks
+            if j:
+                text_parts.append(r"[ \t]+")
+                raw_parts.append(_BLANKS)
+            text_parts.append(re.escape(run))
+            raw_parts.append("".join(_C + _re2_escape(char) for char in run))
     text_parts.append(r"[ \t]*")
-    raw_parts.append(f"(?:{_C}[ \\t])*{_C}")
+    raw_parts.append(_BLANKS_MAYBE + _C)
     return Shape(shown, "".join(text_parts), "".join(raw_parts))
 
 
