@@ -39,7 +39,7 @@ __all__ = ["ANY", "WORD", "Shape", "count", "count_lines", "text_shape", "word_s
 
 WORD = "<*>"  # in a word shape: one word that varies
 ANY = "*"  # in a text shape: one or more characters of any kind
-WORK_AT_MOST = 200_000  # runs found and lines read one by one, over the whole output
+WORK_AT_MOST = 1_000_000  # runs found and lines read one by one (a few seconds at most)
 ODD_BYTES_AT_MOST = 8 << 20  # bytes of the lines read one by one
 LINE_AT_MOST = 1 << 20  # bytes of one line held across chunks: past it, not known
 
@@ -200,14 +200,22 @@ class _Counter:
         odd = self._odd_lines(data, end)
         if odd is None:
             return False
+        import re2
+
+        anywhere = re2._Anchor.UNANCHORED
         for i, shape in enumerate(self.shapes):
-            runs, _ = shape.patterns()
-            for found in runs.finditer(data, 0, end):
+            runs = shape.patterns()[0]._regexp  # RE2 itself: no match object for each run
+            at = 0
+            while at < end:
+                start, stop = runs.Match(anywhere, data, at, end)[0]
+                if start < 0:
+                    break
                 self.work += 1
                 if self.work > WORK_AT_MOST:
                     return False
-                span = data[found.start() : found.end()]
-                self.counts[i] += span.count(b"\n") + (0 if span.endswith(b"\n") else 1)
+                newlines = data.count(b"\n", start, stop)
+                self.counts[i] += newlines + (0 if data[stop - 1 : stop] == b"\n" else 1)
+                at = stop if stop > at else at + 1
         from agentout.read.trouble import clean
 
         for start, stop in odd:

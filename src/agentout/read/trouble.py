@@ -454,7 +454,10 @@ class Scan:
             if level == "warning" and _patterns()["error"].search(raw):
                 level = "error"  # "warning: treated as error: ..."
             self.hits += 1
-            self._leveled(n, level)
+            if n <= len(self.head):  # inline: once for every hit (self._leveled)
+                self._leveled(n, level)
+            else:
+                self._recent.append((n, level))
             if level == "warning":
                 self.warning_count += 1
                 if self.hits <= DENSE_HITS:
