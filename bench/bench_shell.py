@@ -211,9 +211,8 @@ def totals(measured: Sequence[Measured]) -> tuple[list[str], bool]:
     ours_kept = facts - sum(len(m.ours_lost) for m in measured)
     raw_tokens = sum(m.raw_tokens for m in measured)
     ours_tokens = sum(m.ours_tokens for m in measured)
-    # The issue asks for the output as printed plus one "[exit N]" line when the status is
-    # not 0 ("never more tokens than the raw output, plus that line"): that line is allowed.
-    over_raw = [m for m in measured if m.ours_tokens > m.raw_tokens + _exit_line(m.raw.exit)]
+    # never more tokens than the raw output: a failing status adds no line (the client says it)
+    over_raw = [m for m in measured if m.ours_tokens > m.raw_tokens]
     with_rtk = [m for m in measured if m.rtk_lost is not None and m.rtk_tokens is not None]
     rtk_facts = sum(len(m.facts) for m in with_rtk)
     rtk_kept = rtk_facts - sum(len(m.rtk_lost or ()) for m in with_rtk)
@@ -227,8 +226,7 @@ def totals(measured: Sequence[Measured]) -> tuple[list[str], bool]:
         f"{facts:,} ({_percent(ours_kept, facts)})** (target 100%: {verdict(ours_kept == facts)})",
         f"- Tokens, all cases: raw {raw_tokens:,}; rtk {rtk_cost if with_rtk else 'n/a'}; "
         f"agentout {ours_tokens:,} ({_percent(ours_tokens, raw_tokens)} of raw)",
-        f"- Cases where agentout prints more tokens than the raw output (plus the `[exit N]` "
-        f"line of a failing command): **{len(over_raw)}** "
+        f"- Cases where agentout prints more tokens than the raw output: **{len(over_raw)}** "
         f"(target 0: {verdict(not over_raw)})"
         + (
             ": " + ", ".join(f"{m.case.name} (+{m.ours_tokens - m.raw_tokens})" for m in over_raw)
@@ -255,11 +253,6 @@ def totals(measured: Sequence[Measured]) -> tuple[list[str], bool]:
         f"the raw output: {_names([m for m in passed if m not in logs])}",
     ]
     return lines, ok and within
-
-
-def _exit_line(status: int) -> int:
-    """What the one line a failing command gets costs (``[exit N]``)."""
-    return count(f"[exit {status}]\n") if status else 0
 
 
 def lost_report(measured: Sequence[Measured]) -> list[str]:

@@ -35,12 +35,18 @@ def _both(root: Path, store: Path, *args: str) -> tuple[str, subprocess.Complete
 def test_a_recipe_line_killed_by_sigkill_is_reported_as_make_reports_it(
     tmp_path: Path, store: Path
 ) -> None:
-    (tmp_path / "Makefile").write_text("all:\n\t@echo before; kill -9 $$$$\n\t@echo never\n")
+    listing = tmp_path / "listing"  # a long listing the ls reducer shortens: its label
+    listing.mkdir()  # shows the recipe's lines went through the line shell
+    for i in range(40):
+        (listing / f"file_{i:02d}.txt").write_text("x" * i)
+    recipe = "all:\n\t@ls -la listing\n\t@echo before; kill -9 $$$$\n\t@echo never\n"
+    (tmp_path / "Makefile").write_text(recipe)
     plain, routed = _both(tmp_path, store, "all")
-    assert "make: *** [Makefile:2: all] Killed" in plain.splitlines()
-    assert "make: *** [Makefile:2: all] Killed" in routed.stdout.splitlines()
-    assert "[agentout task all: echo before; kill -9 $$]" in routed.stdout
-    assert "[agentout: exit=137 signal=SIGKILL]" in routed.stdout
+    assert "make: *** [Makefile:3: all] Killed" in plain.splitlines()
+    assert "make: *** [Makefile:3: all] Killed" in routed.stdout.splitlines()
+    assert "[agentout task all: ls -la listing]" in routed.stdout
+    # the killed line's output as printed, and make's own line says how it ended
+    assert routed.stdout.endswith("before\nmake: *** [Makefile:3: all] Killed\n")
     assert "Traceback" not in routed.stdout + routed.stderr
     assert "Error 1" not in routed.stdout
 

@@ -61,8 +61,11 @@ def assert_whole_records(
             continue
         own = [k for k in fields if k in original]
         assert own == [k for k in original if k in fields]  # order kept
+        assert fields.get("_omitted", 0) == _left_out(fields, original)  # said, and exact
         cut = (cuts or {}).get(str(i), {})
         for key, value in fields.items():
+            if key == "_omitted" and "_omitted" not in original:
+                continue
             if key in original:
                 source = original[key]
             else:  # an identity one level down, as "parent.key": none invented
@@ -70,6 +73,18 @@ def assert_whole_records(
                 assert isinstance(original.get(parent), dict), key
                 source = original[parent][inner]
             assert shown_from(source, value, cut.get(key)), (key, value, source)
+
+
+def _left_out(fields: dict[str, Any], original: dict[str, Any]) -> int:
+    """How many of the record's fields a view leaves out: a field holding an object whose
+    fields are shown in part (``meta.owner``) counts by its fields left out."""
+    left = 0
+    for key, value in original.items():
+        if key in fields:
+            continue
+        shown = [f"{key}.{inner}" in fields for inner in value] if isinstance(value, dict) else []
+        left += shown.count(False) if any(shown) else 1
+    return left
 
 
 # -- what it prints --------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentout.cli.quick import parse
+from agentout.cli.quick import one_command, parse
 
 # main() takes the quick path for `run` lines it can read; the click group takes them all.
 QUICK = "import sys; from agentout.cli import main; sys.argv[0] = 'agentout'; main()"
@@ -182,3 +182,24 @@ def test_markers_name_the_path_a_hook_started_agentout_by(tmp_path: Path) -> Non
     assert int(closing.split("tokens=", 1)[1].split()[0]) == count(off_path)
     on_path = _script_run(args, tmp_path, f"{script.parent}:/usr/bin:/bin")
     assert " · agentout show " in on_path.rstrip("\n").rsplit("\n", 1)[-1]
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        ("git status", {"command": ("git", "status"), "shell": False}),
+        ("git status 2>&1", {"command": ("git", "status"), "shell": False}),
+        ('pytest -q "tests/a b.py"', {"command": ("pytest", "-q", "tests/a b.py"), "shell": False}),
+        ("git log 2>/dev/null", {"reduce_as": ("git", "log")}),  # bash still drops stderr
+        ("echo hi", {"reduce_as": ("echo", "hi")}),  # a builtin: bash's own
+        ("cd sub", {"reduce_as": ("cd", "sub")}),
+        ("git status | cat", {}),  # a pipeline: bash runs it whole
+        ("FOO=1 git status", {}),  # an assignment: bash's
+        ("ls $HOME", {}),  # an expansion: bash's
+    ],
+)
+def test_a_shell_line_that_is_one_command_is_read_as_the_hooks_read_it(
+    line: str, read: dict[str, object]
+) -> None:
+    assert one_command((line,), True) == read
+    assert one_command((line,), False) == {}

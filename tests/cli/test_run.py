@@ -70,10 +70,14 @@ def test_small_output_is_printed_as_it_was_and_nothing_is_stored(spill_dir: Path
     assert not spill_dir.exists() or list(spill_dir.iterdir()) == []
 
 
-def test_a_failing_status_adds_one_short_line() -> None:
+def test_a_failing_status_adds_nothing_the_client_says_already() -> None:
+    """The status is agentout's own (the client prints it: ``Exit code 5``): the output
+    goes as printed, no larger than it was."""
     result = run("--", "sh", "-c", "echo 'error: it broke' >&2; exit 5")
     assert result.exit_code == 5
-    assert result.stdout == "error: it broke\n[exit 5]\n"
+    assert result.stdout == "error: it broke\n"
+    quiet = run("--", "sh", "-c", "exit 1")  # grep with no match: nothing, as printed
+    assert (quiet.exit_code, quiet.stdout) == (1, "")
 
 
 def test_colour_and_redraws_are_resolved_and_hidden_characters_shown() -> None:
@@ -117,7 +121,7 @@ def test_the_environment_and_directory_are_inherited(
 def test_shell_runs_a_pipeline_whole() -> None:
     result = run("--shell", "printf 'b\\na\\n' | sort && echo done; exit 4")
     assert result.exit_code == 4
-    assert result.stdout == "a\nb\ndone\n[exit 4]\n"
+    assert result.stdout == "a\nb\ndone\n"
 
 
 def test_shell_takes_one_string() -> None:
@@ -253,6 +257,25 @@ def test_binary_output_is_stored_exactly_and_shown_escaped(spill_dir: Path) -> N
     assert body(result.stdout)[-1] == "done"
 
 
+def test_one_nul_byte_does_not_hide_the_output(spill_dir: Path) -> None:
+    """A NUL among text (``find -print0``, a stray byte in a log) is shown escaped, and the
+    rest of the output as printed: never one ``binary=`` marker for all of it."""
+    code = "import sys; sys.stdout.buffer.write(b'error: it broke\\nfound a\\x00b\\ndone\\n')"
+    result = run("--", PY, "-c", code)
+    assert result.stdout == "error: it broke\nfound a\\u0000b\ndone\n"
+    assert "binary" not in result.stdout
+
+
+def test_mode_inline_shows_even_binary_data(spill_dir: Path) -> None:
+    code = "import sys; sys.stdout.buffer.write(bytes(range(32)) * 64 + b'\\ndone\\n')"
+    hidden = run("--", PY, "-c", code)
+    assert "binary=" in hidden.stdout  # mostly control characters: data, not text
+    shown = run("--mode", "inline", "--", PY, "-c", code)
+    assert "binary=" not in shown.stdout
+    assert shown.stdout.count("\\u0000") == 64
+    assert shown.stdout.endswith("done\n")
+
+
 def test_a_50_mb_line_is_kept_whole_in_the_store_and_cut_when_shown(spill_dir: Path) -> None:
     code = "import sys; sys.stdout.write('x' * (50 << 20) + '\\nerror: tail\\n')"
     result = run("--max-tokens", "2000", "--", PY, "-c", code)
@@ -338,7 +361,7 @@ def test_signals_are_forwarded_and_the_output_still_delivered(
     process.send_signal(sig)
     out, err = process.communicate(timeout=20)
     assert process.returncode == 3
-    assert out.decode() == f"working\nerror: interrupted by {sig.name}\n[exit 3]\n"
+    assert out.decode() == f"working\nerror: interrupted by {sig.name}\n"
     assert b"Traceback" not in err
 
 

@@ -106,3 +106,19 @@ def test_help_lists_the_options() -> None:
     for option in ("--query", "--where", "--filter", "--sort", "--mode", "--limit",
                    "--max-tokens", "--view", "--format", "--delivery"):  # fmt: skip
         assert option in result.output
+
+
+def test_where_on_a_list_of_objects_matches_or_says_it_cannot(tmp_path: Path) -> None:
+    rows = [{"id": 1, "tags": [{"name": "db"}]}, {"id": 2, "tags": [{"name": "web"}]}]
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps(rows))
+    code, out, _ = _run(str(path), "--where", "tags.name=web", "--delivery", "inline")
+    assert code == 0
+    assert [fields["id"] for kind, fields in parse(out) if kind == "R"] == [2]
+    code, out, err = _run(str(path), "--where", "tags=web")
+    assert code == 2
+    assert out == ""
+    assert err == (
+        "agentout: --where tags=web: tags holds objects (fields: name), not values to "
+        "compare; name one of their fields, e.g. --where tags.name=web\n"
+    )

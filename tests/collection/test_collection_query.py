@@ -74,6 +74,44 @@ def test_several_wheres_all_hold(rows: Path) -> None:
     assert _ids(answer.text) == ["r-1"]
 
 
+OBJECTS = [
+    {"id": "o-1", "tags": [{"name": "db", "level": "high"}, {"name": "web", "level": "low"}]},
+    {"id": "o-2", "tags": [{"name": "cache", "level": "low"}], "owner": {"team": "x"}},
+    {"id": "o-3", "tags": []},
+]
+
+
+@pytest.mark.parametrize(
+    ("condition", "expected"),
+    [
+        ("tags.level=high", ["o-1"]),  # into each object of the list
+        ("tags.level=low", ["o-1", "o-2"]),
+        ("tags.name=cache", ["o-2"]),
+        ("tags.0.name=db", ["o-1"]),  # a number is still an index
+        ("tags.1.name=db", []),
+    ],
+)
+def test_where_goes_into_a_list_of_objects(
+    tmp_path: Path, condition: str, expected: list[str]
+) -> None:
+    objects = _jsonl(tmp_path / "objects.jsonl", OBJECTS)
+    answer = query([objects], where=[condition], mode="verbose", delivery="inline")
+    assert _ids(answer.text) == expected
+
+
+@pytest.mark.parametrize(
+    ("condition", "fields"),
+    [("tags=db", "fields: name, level"), ("owner=x", "fields: team")],
+)
+def test_where_on_objects_says_it_cannot_compare(
+    tmp_path: Path, condition: str, fields: str
+) -> None:
+    """Never a silent empty answer: objects are not a value to compare with."""
+    objects = _jsonl(tmp_path / "objects.jsonl", OBJECTS)
+    with pytest.raises(ValueError, match=f"holds objects \\({fields}\\).*e\\.g\\. --where"):
+        query([objects], where=[condition], delivery="inline")
+
+
 @pytest.mark.parametrize("bad", ["severity", "=x", ""])
 def test_where_needs_field_and_value(bad: str) -> None:
     with pytest.raises(ValueError, match="expected FIELD=VALUE"):

@@ -101,3 +101,18 @@ def test_a_bare_name_runs_the_executable_found_at_start_not_a_project_file(
     assert not result.is_error
     assert texts(result) == "victim\n"
     assert victim.read_text() == "keep me"
+
+
+def test_a_failing_status_is_a_failed_call_with_the_output_as_printed(
+    project: Path, store: SpillStore
+) -> None:
+    """grep finding nothing: no text at all (not an exit status line), the call failed."""
+    (project / "notes.txt").write_text("nothing to see\n")
+    server = make_server(project, store, allow="grep")
+    result = call(server, "run_command", command=["grep", "absent", "notes.txt"])
+    assert result.is_error
+    assert texts(result) == ""
+    assert result.meta["agentout"]["exit"] == 1
+    found = call(server, "run_command", command=["grep", "nothing", "notes.txt"])
+    assert not found.is_error
+    assert texts(found) == "nothing to see\n"

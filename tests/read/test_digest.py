@@ -10,9 +10,10 @@ from agentout.records import Result
 
 
 def _digested(text: str, max_chars: int) -> str:
+    data = text.encode()
     scan = Scan()
-    scan.feed(text.encode())
-    found = digest(scan.finish())
+    scan.feed(data)
+    found = digest(scan.finish(), lambda: (data,))
     header = {"lines": found.lines, "ref": "0123456789abcdef"}
     return pack(
         Result.of(found.records, header, order=found.order), format=RAW, max_chars=max_chars

@@ -212,3 +212,50 @@ def test_memory_is_bounded_by_the_kept_lines_not_the_output() -> None:
     found = scan.finish()
     assert found.total == 1_000_000
     assert len(found.lines) < 10_000
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"npm ERR! code ELIFECYCLE",
+        b"npm error code 1",
+        b"npm \x1b[31mERR!\x1b[39m code 1",  # the level coloured apart
+        b"\x1b[37;40mnpm\x1b[0m \x1b[0m\x1b[31;40mERR!\x1b[0m \x1b[0m\x1b[35mcode\x1b[0m E1",
+        b" ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  webui@1.4.0 build: `webpack`",
+        b"\x1b[1;35mKeyError\x1b[0m: \x1b[35m'uint128_t'\x1b[0m",  # Python 3.13's colours
+    ],
+)
+def test_npm_and_coloured_exceptions_are_errors(line: bytes) -> None:
+    scan = Scan()
+    scan.feed(b"building\n" + line + b"\nmore\n")
+    found = scan.finish()
+    assert found.errors == 1
+    assert [kept.n for kept in found.lines if kept.level == "error"] == [2]
+
+
+def test_a_traceback_s_exception_line_is_an_error_whatever_its_name() -> None:
+    lines = [
+        "starting",
+        "Traceback (most recent call last):",
+        '  File "/srv/app/db.py", line 12, in query',
+        "    cursor.execute(sql)",
+        'psycopg2.errors.UndefinedTable: relation "users" does not exist',
+        "LINE 1: SELECT * FROM users",
+        "done",
+    ]
+    scan = Scan()
+    scan.feed("\n".join(lines).encode() + b"\n")
+    found = scan.finish()
+    levels = {kept.n: kept.level for kept in found.lines}
+    assert levels[2] == levels[5] == "error"
+    assert levels[3] == levels[4] == "context"
+    assert found.errors == 2
+
+
+def test_a_warning_past_the_warnings_kept_is_still_a_warning_among_the_first_lines() -> None:
+    data = b"".join(b"a.c:%d: warning: unused variable 'v%d'\n" % (i, i) for i in range(2000))
+    scan = Scan()
+    scan.feed(data)
+    found = scan.finish()
+    assert found.warnings == 2000
+    assert all(kept.level == "warning" for kept in found.lines)

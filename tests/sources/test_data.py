@@ -179,10 +179,20 @@ def test_an_object_has_views_from_an_index_line_to_everything() -> None:
     # cut to 60 (index) or 80 characters with "...", then the rest counted
     cut60 = Cut("word " * 11 + "wo", 143)
     cut80 = Cut("word " * 15 + "wo", 123)
-    assert index == {"id": 7, "title": "Disk full", "note": cut60}  # the first 3 scalars
-    assert terse == {"id": 7, "title": "Disk full", "note": cut80, "owner": "ops"}
-    assert middle == {**terse, "tags": ["a"]}  # small nested values, in their place
+    # the first 3 scalars, and how many fields are left out (owner, tags, steps)
+    assert index == {"id": 7, "title": "Disk full", "note": cut60, "_omitted": 3}
+    terse_fields = {"id": 7, "title": "Disk full", "note": cut80, "owner": "ops"}
+    assert terse == {**terse_fields, "_omitted": 2}
+    # small nested values, in their place; the long list left out, and said so
+    assert middle == {**terse_fields, "tags": ["a"], "_omitted": 1}
     assert full == obj
+
+
+def test_a_nested_object_s_fields_left_out_are_counted_by_its_fields() -> None:
+    obj = {"id": 1, "meta": {"owner": "x", "tags": list(range(40)), "zone": "eu"}}
+    (record,) = read(json.dumps([obj])).records
+    tersest = dict(record.views[0])
+    assert tersest == {"id": 1, "meta.owner": "x", "meta.zone": "eu", "_omitted": 1}
 
 
 def test_a_string_is_cut_only_when_the_cut_saves_more_than_its_marker() -> None:

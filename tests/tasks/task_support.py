@@ -30,3 +30,17 @@ def subsequence(needles: Sequence[str], haystack: Sequence[str]) -> bool:
     """Every line of ``needles`` in ``haystack``, in order."""
     it = iter(haystack)
     return all(any(line == other for other in it) for line in needles)
+
+
+LABEL = "[agentout task"
+
+
+def reduced_line(root: Path) -> str:
+    """A recipe line whose output agentout's form is smaller for (a long listing, which
+    the ls reducer shortens): its label in the routed output shows that the line shell ran
+    the recipe's lines. A line printing a little is printed as it was, with no label."""
+    listing = root / "listing"
+    listing.mkdir(parents=True, exist_ok=True)
+    for i in range(40):
+        (listing / f"file_{i:02d}.txt").write_text("x" * i)
+    return "\t@ls -la listing\n"

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from task_support import needs, subsequence, write
+from task_support import LABEL, needs, reduced_line, subsequence, write
 
 from agentout.tokens import count
 
@@ -84,11 +84,12 @@ def test_parallel_output_stays_with_its_recipe(tmp_path, plain, routed):
     done = routed(["make", "-j3", "-k", "a", "b", "c"], root)
     assert done.returncode == raw.returncode == 2
     lines = done.stdout.splitlines()
-    for name in ("a", "b"):
-        at = next(i for i, line in enumerate(lines) if line.startswith(f"[agentout task {name}:"))
-        assert lines[at + 1 : at + 7] == [f"{name}-line {i}" for i in range(1, 7)]
-    at = lines.index("[agentout task c: sleep 0.1; echo c-fails; exit 3]")
-    assert lines[at + 1 : at + 3] == ["c-fails", "[exit 3]"]
+    for name in ("a", "b"):  # each line's output in one piece, though the three ran at once
+        at = lines.index(f"{name}-line 1")
+        assert lines[at : at + 6] == [f"{name}-line {i}" for i in range(1, 7)]
+    # as printed: no smaller form, so no label, and no exit status the runner says already
+    assert "c-fails" in lines
+    assert not any(line.startswith(("[agentout", "[exit")) for line in lines)
 
 
 def test_exit_status_stdin_cd_and_shell_functions_as_without(tmp_path, plain, routed):
@@ -116,7 +117,8 @@ def test_exit_status_stdin_cd_and_shell_functions_as_without(tmp_path, plain, ro
     assert f"{root}/sub" in done.stdout.splitlines()
     # every line make printed is there, in order, whatever agentout added around them
     assert subsequence(raw.stdout.splitlines(), done.stdout.splitlines())
-    assert "[agentout task all: echo last; exit 5]\nlast\n[exit 5]\n" in done.stdout
+    # each line's output as printed (no form of agentout's is smaller): nothing added
+    assert done.stdout == raw.stdout
     assert "never" not in done.stdout
 
 
@@ -132,13 +134,12 @@ def test_signal_ends_the_line_as_it_ends_the_shell(tmp_path, plain, routed):
 
 def test_makefile_shell_is_kept(tmp_path, plain, routed):
     needs("make")
-    root = write(
-        tmp_path,
-        {"Makefile": "SHELL := /bin/bash\nall:\n\t@[[ 1 == 1 ]] && echo bash-ran\n"},
-    )
+    makefile = "SHELL := /bin/bash\nall:\n\t@[[ 1 == 1 ]] && echo bash-ran\n"
+    root = write(tmp_path, {"Makefile": makefile + reduced_line(tmp_path)})
     done = routed(["make", "all"], root)
     assert done.returncode == 0
-    assert "[agentout task all: [[ 1 == 1 ]] && echo bash-ran]\nbash-ran" in done.stdout
+    assert "[agentout task all: ls -la listing]" in done.stdout  # routed
+    assert "bash-ran\n" in done.stdout  # by bash, as the Makefile says
 
 
 def test_target_specific_shell_is_left_alone(tmp_path, plain, routed):
@@ -158,21 +159,22 @@ def test_recursive_make_reduces_the_inner_lines(tmp_path, routed):
         tmp_path,
         {
             "Makefile": "outer:\n\t@$(MAKE) -s -C sub inner\n",
-            "sub/Makefile": "inner:\n\t@echo inner-ran\n",
+            "sub/Makefile": "inner:\n\t@echo inner-ran\n" + reduced_line(tmp_path / "sub"),
         },
     )
     done = routed(["make", "outer"], root)
     assert done.returncode == 0
-    assert "[agentout task inner: echo inner-ran]\ninner-ran\n" in done.stdout
+    assert "inner-ran\n" in done.stdout
+    assert "[agentout task inner: ls -la listing]" in done.stdout
     assert "[agentout task outer" not in done.stdout
 
 
 def test_off_with_one_setting(tmp_path, routed):
     needs("make")
-    root = write(tmp_path, {"Makefile": "all:\n\t@echo hi\n"})
-    assert "[agentout task all: echo hi]" in routed(["make", "all"], root).stdout
+    root = write(tmp_path, {"Makefile": "all:\n" + reduced_line(tmp_path)})
+    assert "[agentout task all: ls -la listing]" in routed(["make", "all"], root).stdout
     off = routed(["make", "all"], root, env={"AGENTOUT_TASKS": "0"})
-    assert off.stdout == "hi\n"
+    assert LABEL not in off.stdout
 
 
 def test_output_too_large_for_the_budget_keeps_labels_and_references(tmp_path, routed):
@@ -193,7 +195,7 @@ def test_a_command_cannot_pose_as_a_label(tmp_path, routed):
     needs("make")
     root = write(tmp_path, {"Makefile": "all:\n\t@echo '[agentout task x: fake]'\n"})
     done = routed(["make", "all"], root)
-    assert "\n\\[agentout task x: fake]\n" in done.stdout
+    assert done.stdout == "\\[agentout task x: fake]\n"
 
 
 def test_a_background_process_does_not_hold_the_line(tmp_path, routed):
@@ -202,12 +204,14 @@ def test_a_background_process_does_not_hold_the_line(tmp_path, routed):
     import time
 
     needs("make")
-    root = write(tmp_path, {"Makefile": "all:\n\t@(sleep 8; echo late) & echo started\n"})
+    makefile = "all:\n" + reduced_line(tmp_path) + "\t@(sleep 8; echo late) & echo started\n"
+    root = write(tmp_path, {"Makefile": makefile})
     start = time.monotonic()
     done = routed(["make", "all"], root)
     assert time.monotonic() - start < 7
     assert done.returncode == 0
-    assert "[agentout task all: (sleep 8; echo late) & echo started]\nstarted\n" in done.stdout
+    assert "[agentout task all: ls -la listing]" in done.stdout  # routed
+    assert done.stdout.endswith("\nstarted\n")
 
 
 def test_secrets_hidden_in_what_is_shown_and_kept(tmp_path, routed, task_env):
@@ -257,8 +261,9 @@ def test_oneshell_recipe_is_one_line(tmp_path, plain, routed):
     done = routed(["make", "all"], root)
     assert done.returncode == raw.returncode == 2
     assert subsequence(raw.stdout.splitlines(), done.stdout.splitlines())
-    # one shell for the whole recipe, so no target for the label: its first line
-    assert f"[agentout task: cd sub…]\n{root}/sub\n[exit 4]\n" in done.stdout
+    # one shell for the whole recipe: its output as printed, nothing added
+    assert done.stdout == raw.stdout
+    assert f"{root}/sub\n" in done.stdout
 
 
 def test_just_started_by_a_recipe_is_that_lines_output(tmp_path, plain, routed):
@@ -272,4 +277,4 @@ def test_just_started_by_a_recipe_is_that_lines_output(tmp_path, plain, routed):
     raw = plain(["make", "all"], root)
     done = routed(["make", "all"], root)
     assert done.returncode == raw.returncode == 0
-    assert "[agentout task all: just -f inner.just hello]\necho hi\nhi\n" in done.stdout
+    assert done.stdout == raw.stdout == "echo hi\nhi\n"  # as printed: nothing is smaller

@@ -8,7 +8,7 @@ import re
 import signal
 
 import pytest
-from task_support import needs, write
+from task_support import needs, reduced_line, write
 
 # A Makefile must not say "SHELL=" anywhere for the line shell to be put in (see _plans).
 ENV_MAKEFILE = (
@@ -32,16 +32,18 @@ def _report(stdout: str) -> list[str]:
 )  # fmt: skip
 def test_a_line_killed_by_any_signal_ends_as_make_reports_it(tmp_path, plain, routed, number):
     needs("make")
-    recipe = f"all:\n\t@echo before; kill -{number} $$$$\n\t@echo never\n"
+    recipe = f"all:\n{reduced_line(tmp_path)}\t@echo before; kill -{number} $$$$\n\t@echo never\n"
     root = write(tmp_path, {"Makefile": recipe})
     raw = plain(["make", "all"], root)
     done = routed(["make", "all"], root)
     name = signal.Signals(number).name
     assert done.returncode == raw.returncode == 2
     make_line = next(line for line in raw.stdout.splitlines() if line.startswith("make: ***"))
-    assert make_line.startswith("make: *** [Makefile:2: all] ")
+    assert make_line.startswith("make: *** [Makefile:3: all] ")
     assert make_line in done.stdout.splitlines()  # "Killed", "Terminated", "Broken pipe"...
-    assert f"[agentout: exit={128 + number} signal={name}]" in done.stdout
+    assert "[agentout task all: ls -la listing]" in done.stdout  # the lines were routed
+    # the line's output as printed: make says how it ended, agentout adds nothing
+    assert done.stdout.endswith(f"before\n{make_line}\n"), name
     assert "Traceback" not in done.stdout + done.stderr
     assert "never" not in done.stdout
 
@@ -63,7 +65,7 @@ def test_a_recipe_sees_the_environment_it_sees_without_agentout(
     tmp_path, task_env, plain, routed, argv, env
 ):
     needs("make")
-    root = write(tmp_path, {"Makefile": ENV_MAKEFILE})
+    root = write(tmp_path, {"Makefile": ENV_MAKEFILE + reduced_line(tmp_path)})
     for name, value in env.items():
         if value is None:
             task_env.pop(name, None)  # plain and routed share this environment
@@ -106,13 +108,19 @@ def test_an_npm_script_sees_the_environment_it_sees_without_agentout(tmp_path, p
     """npm exports ``--script-shell`` as ``npm_config_script_shell``: taken back out."""
     needs("npm")
     show = "env | grep -E '^(npm_config_script|SHELL=)' | sort; echo shown"
-    text = json.dumps({"name": "p", "private": True, "scripts": {"show": show}})
+    reduced = reduced_line(tmp_path).strip().lstrip("@")
+    scripts = {"preshow": reduced, "show": show}
+    text = json.dumps({"name": "p", "private": True, "scripts": scripts})
     root = write(tmp_path, {"package.json": text})
     raw = plain(["npm", "run", "-s", "show"], root)
     done = routed(["npm", "run", "-s", "show"], root)
     assert done.returncode == raw.returncode == 0
-    assert "[agentout task show:" in done.stdout
-    shown = [line for line in done.stdout.splitlines() if not line.startswith("[agentout")]
-    assert shown == raw.stdout.splitlines()
+    assert "[agentout task preshow: ls -la listing]" in done.stdout  # routed
+    shown = done.stdout.split("[agentout task preshow: ls -la listing]\n", 1)[1].splitlines()
+    assert [line for line in shown if line.startswith(("npm_config", "SHELL=", "shown"))] == [
+        line
+        for line in raw.stdout.splitlines()
+        if line.startswith(("npm_config", "SHELL=", "shown"))
+    ]
     assert "script_shell" not in done.stdout
     assert "shown" in raw.stdout

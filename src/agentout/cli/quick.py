@@ -88,6 +88,49 @@ def options(args: Sequence[str]) -> dict[str, Any] | None:
     return found
 
 
+# Words a command made of nothing else is split at spaces (no parser loaded); bash's
+# builtins and keywords, which only bash runs (a program of the name may differ, or
+# not exist).
+_PLAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _./:@%+,-")
+_BASH_OWN = frozenset({
+    ".", ":", "[", "[[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command",
+    "compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo",
+    "enable", "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash",
+    "help", "history", "jobs", "kill", "let", "local", "logout", "mapfile", "popd", "printf",
+    "pushd", "pwd", "read", "readarray", "readonly", "return", "set", "shift", "shopt",
+    "source", "suspend", "test", "times", "trap", "true", "type", "typeset", "ulimit",
+    "umask", "unalias", "unset", "wait", "time", "coproc", "function",
+})  # fmt: skip
+
+
+def one_command(command: Sequence[str], shell: bool) -> dict[str, Any]:
+    """``--shell 'CMD'`` where CMD is one command read as the hooks read it (tree-sitter's
+    bash grammar, ``agentout.agents._shell``: its redirections to /dev/null and ``2>&1``
+    aside, nothing a shell would expand), so one command gives one form whatever the
+    door: run as ``run -- WORDS`` runs it when nothing but a program and its words is left
+    (a task runner's lines reduced, a test program's report), else still by bash, its
+    output read by the command's reducer (``reduce_as``). Anything else: as it was. (A
+    served run's client runs it by bash, as it was: the same output, the same form.)"""
+    if not shell or len(command) != 1:
+        return {}
+    line = command[0]
+    if line.strip() and all(char in _PLAIN_CHARS for char in line):
+        words: tuple[str, ...] | None = tuple(line.split())
+        simple = True
+    else:
+        from agentout.agents._shell import analyse
+
+        script = analyse(line) if len(line) <= 100_000 else None
+        if script is None or not script.plain or script.operators or len(script.segments) != 1:
+            return {}
+        words, simple = script.segments[0].words, script.simple
+    if not words:
+        return {}
+    if simple and words[0] not in _BASH_OWN:
+        return {"command": words, "shell": False}
+    return {"reduce_as": words}
+
+
 def deliver(
     command: tuple[str, ...],
     *,
@@ -103,13 +146,20 @@ def deliver(
     tokenizer: str | None = None,
     capture: str | None = None,
     runner: Callable[..., Any] | None = None,
+    reduce_as: Sequence[str] | None = None,
 ) -> None:
     """Run the command, print what the agent gets, exit with the command's status. Bad
     input is one line on stderr and status 2 (``agentout.cli.run`` calls this too).
     ``runner``: what gives the output instead of running the command
     (``agentout.sources.command.run``; ``agentout.cli.run_client`` passes one).
     ``capture``: the client whose own capture of the output holds it as printed already
-    (``agentout.cli.run_capture``): nothing is printed when that is what the agent gets."""
+    (``agentout.cli.run_capture``): nothing is printed when that is what the agent gets.
+    ``reduce_as``: the words whose reducer reads the output (``one_command``)."""
+    if shell and reduce_as is None:
+        found = one_command(command, shell)
+        command = found.get("command", command)
+        shell = found.get("shell", shell)
+        reduce_as = found.get("reduce_as")
     from agentout.errors import AgentoutError
     from agentout.read.visible import is_terminal
     from agentout.sources.command import run as run_command
@@ -132,6 +182,7 @@ def deliver(
                 on_tick=heartbeat.tick if heartbeat else None,
                 runner=runner,
                 downstream=1,  # the answer's reader gone: the command stops, as in a pipe
+                reduce_as=reduce_as,
             )
         except (AgentoutError, ValueError) as exc:
             sys.stderr.write(f"agentout: {exc}\n")

@@ -66,13 +66,24 @@ def served(options: dict[str, Any]) -> bool:
     if os.isatty(2):
         return False
     command: tuple[str, ...] = options["command"]
-    if options["shell"]:
-        return len(command) == 1  # anything else is the cold path's error to give
+    if options["shell"] and len(command) != 1:
+        return False  # the cold path's error to give
     if options["no_reduce"]:
         return True
     from agentout.sources.tasks import RUNNERS
     from agentout.sources.testing.programs import TEST_PROGRAMS
 
+    if options["shell"]:
+        # one command that names a test program or a task runner: the cold path reads the
+        # line (agentout.cli.quick.one_command) and runs it as `run --` runs it; a
+        # pipeline or a list (bash runs it whole, either way) is served
+        line = command[0].replace("2>&1", " ")
+        if any(operator in line for operator in ("|", ";", "&", "\n")):
+            return True
+        for quote in "\"'`()<>":
+            line = line.replace(quote, " ")
+        names = {os.path.basename(word).lower() for word in line.split()}
+        return not names & (TEST_PROGRAMS | RUNNERS)
     names = {os.path.basename(word).lower() for word in command}
     return not names & TEST_PROGRAMS and os.path.basename(command[0]) not in RUNNERS
 

@@ -66,6 +66,9 @@ __all__ = [
 # A reduced form is used only when it has at most this share of the output's bytes: far
 # enough below that it cannot cost more tokens, without loading a tokenizer to check.
 REDUCED_AT_MOST = 0.85
+# A cut of output up to this many times the threshold is weighed against the output as
+# printed before anything is stored (past it, the output is surely the larger).
+_PROBED_PAST = 4
 Form = Literal["whole", "reduced", "cut"]
 
 
@@ -185,9 +188,11 @@ def deliver_output(
         if hidden.total:
             head["secrets"] = head.get("secrets", 0) + hidden.total
     lines = _lines(data, settings.own) if data is not None else None
+    ended = data is None or not data or data.endswith(b"\n")  # the last line, as printed
 
     small = data is not None and len(data) <= settings.threshold
-    stored = capture.writer is not None  # --mode file: kept whatever its size
+    # --mode file: kept whatever its size (past the threshold, output is in the store anyway)
+    stored = capture.writer is not None and small
 
     # 1. a reducer's compact form, when it is smaller and fits
     reduced: Reduced | None = None
@@ -199,56 +204,102 @@ def deliver_output(
         reduced = proven(reduced, lines)  # "complete" only when it keeps every line
         if reduced is not None:
             room = _room(settings, reduced.records, small)
-    if reduced is not None and settings.raw and data is not None:
-        chosen, shorter = _try_reduced(capture, reduced, settings, room, head, data, reducer)
+    # the output as printed, when it is at hand: what any other form must be smaller than
+    # (binary data is never shown so, unless asked, --mode inline: its escapes would cost
+    # more than the bytes, and say nothing an agent can read)
+    binary = data is not None and not capture.keep_in_memory and _binary(data)
+    as_printed = None
+    if settings.raw and lines is not None and not binary:
+        as_printed = _whole_text(lines, head, ended=ended)
+    if reduced is not None and as_printed is not None:
+        assert data is not None
+        found = _try_reduced(capture, reduced, settings, room, head, (data, as_printed), reducer)
+        chosen, shorter = found
         if chosen is not None:
             return chosen
     # small output as printed, and whether it fits (worked out once, for 1 and 2)
-    printed = _whole_text(lines, head) if small and settings.raw and lines is not None else None
+    printed = as_printed if small else None
     printed_fits = printed is not None and _fits(printed, settings, settings.max_chars)
     if reduced is not None and printed_fits and not settings.own and not shorter:
         reduced = None  # the reducer did not shorten it, and it fits: as printed
     # (one that does not fit is still cut in the reducer's form: every fact at its tersest)
 
-    # 2. small, and it fits: as printed (binary data is never shown: its escapes would
-    # cost more than the bytes, and say nothing an agent can read)
-    binary = data is not None and _binary(data)
-    if printed_fits and not binary:
+    # 2. small, and it fits: as printed
+    if printed_fits:
         assert lines is not None
         assert data is not None
         # bytes that are not UTF-8 are shown replaced: the store keeps them as they were
-        return _whole(capture, lines, head, stored or not _utf8(data))
+        return _whole(capture, lines, head, stored or not _utf8(data), ended)
 
-    # 3. cut to what matters, within the budget
+    # 3. cut to what matters, within the budget, unless that is no smaller than the output
+    # as printed (a budget too small for anything but a line and the closing one)
+    records, order, budget_chars = _cut_records(capture, settings, reduced, room, binary)
+    if binary:  # one marker for all of it, the closing line naming the stored bytes
+        head["binary"] = capture.size
+    near = data is not None and len(data) <= _PROBED_PAST * settings.threshold
+    if as_printed is not None and near and not stored:  # learnt before anything is kept
+        probe = _packed(capture, settings, records, order, budget_chars, head, "0" * 16)
+        if not _smaller(probe.text, probe.stats.tokens, as_printed, settings):
+            assert lines is not None
+            return _whole(capture, lines, head, stored, ended)
     ref = capture.commit()
-    if ref is not None:
-        head["ref"] = short_ref(ref)
-    head["lines"] = capture.lines
-    records: Sequence[Record]
-    order: Sequence[int] | None
-    # with no budget given, the cut follows the client: plain text fills what it shows
-    # inline, and output with facts to find gives them and some context (CUT_CONTEXT_CHARS)
+    packed = _packed(capture, settings, records, order, budget_chars, head, None, ref)
+    if (
+        as_printed is not None
+        and not stored
+        and not _smaller(packed.text, packed.stats.tokens, as_printed, settings)
+    ):  # the reference's own tokens tipped it (the store keeps the output, unnamed)
+        assert lines is not None
+        return _whole(capture, lines, head, False, ended)
+    name = None if reducer is None or reduced is None else reducer.name
+    return _delivered(
+        capture, packed.text, "cut", packed=packed, reducer=name, secrets=_hidden(head)
+    )
+
+
+def _cut_records(
+    capture: Capture, settings: TextSettings, reduced: Reduced | None, room: int, binary: bool
+) -> tuple[Sequence[Record], Sequence[int] | None, int | None]:
+    """The records a cut packs, the order they matter in, and the characters it may take.
+    With no budget given, the cut follows the client: plain text fills what it shows
+    inline, and output with facts to find gives them and some context (CUT_CONTEXT_CHARS)."""
     follows_client = settings.max_tokens is None and settings.max_chars is None
     budget_chars = settings.threshold if follows_client else settings.max_chars
     if binary:  # one marker for all of it, the closing line naming the stored bytes
-        head["binary"] = capture.size
-        records, order = [], []
-    elif reduced is not None:
-        records, order = reduced.records, reduced.order
-        if follows_client:
-            budget_chars = room
-    else:
-        from agentout.read.digest import digest
+        return [], [], budget_chars
+    if reduced is not None:
+        return reduced.records, reduced.order, room if follows_client else budget_chars
+    from agentout.read.digest import digest
 
-        found = digest(capture.scan().finish())
-        records, order = found.records, found.order
-        if follows_client and found.gist is not None:
-            order = found.gist  # a failing build's errors and warnings, not its chatter
+    found = digest(capture.scan().finish(), capture.source())
+    if follows_client and found.gist is not None:  # a failing build's errors, not its chatter
+        return found.records, found.gist, budget_chars
+    return found.records, found.order, budget_chars
+
+
+def _packed(
+    capture: Capture,
+    settings: TextSettings,
+    records: Sequence[Record],
+    order: Sequence[int] | None,
+    budget_chars: int | None,
+    head: dict[str, Any],
+    probe: str | None,
+    ref: SpillRef | None = None,
+) -> Packed:
+    """The cut packed, its closing line naming the stored output (``ref``), or a name as
+    long (``probe``) to learn what it would cost before anything is kept."""
     from agentout.pack import pack
     from agentout.records import Result
 
-    packed = pack(
-        Result.of(records, head),
+    header = dict(head)
+    if probe is not None:
+        header["ref"] = probe
+    elif ref is not None:
+        header["ref"] = short_ref(ref)
+    header["lines"] = capture.lines
+    return pack(
+        Result.of(records, header),
         format=settings.format,
         max_tokens=settings.max_tokens,
         max_chars=budget_chars,
@@ -256,10 +307,16 @@ def deliver_output(
         order=order,
         redact=not capture.filters,  # hidden as it arrived: not looked for again, line by line
     )
-    name = None if reducer is None or reduced is None else reducer.name
-    return _delivered(
-        capture, packed.text, "cut", packed=packed, reducer=name, secrets=_hidden(head)
-    )
+
+
+def _smaller(text: str, tokens: int, printed: str, settings: TextSettings) -> bool:
+    """Whether ``text`` (``tokens`` of it) costs fewer tokens than ``printed``, the output as
+    printed; a token is at least one byte, so a long output needs no count."""
+    if len(printed.encode("utf-8")) > tokens:
+        from agentout.tokens import count_until, get_tokenizer
+
+        return count_until(printed, tokens, get_tokenizer(settings.tokenizer)) is None
+    return False
 
 
 def _try_reduced(
@@ -268,11 +325,13 @@ def _try_reduced(
     settings: TextSettings,
     room: int,
     head: dict[str, Any],
-    data: bytes,
+    output: tuple[bytes, str],
     reducer: Reducer | None,
 ) -> tuple[TextDelivery | None, bool]:
-    """The reducer's form whole, with the output stored, if it is smaller and it fits;
-    and whether it is smaller (one that does not fit is then cut, not the output)."""
+    """The reducer's form whole, with the output stored, if it is smaller than the output
+    as printed and it fits; and whether it is smaller (one that does not fit is then cut,
+    not the output). ``output``: as captured, and as printed."""
+    data, printed = output
     from agentout.formats.raw import FORMAT, RawFormat
 
     # the raw format asked for (its pager names the agentout the agent can start), else raw
@@ -280,7 +339,7 @@ def _try_reduced(
     probe = {**head, "ref": "0" * 16, "lines": capture.lines}  # the real name is as long
     document = _document(reduced.records, probe)
     text = raw.render(document)
-    if len(text.encode("utf-8")) > REDUCED_AT_MOST * len(data):
+    if len(text.encode("utf-8")) > REDUCED_AT_MOST * len(printed.encode("utf-8")):
         return None, False
     if len(text) > room or not _fits(text, settings, settings.max_chars):
         return None, True
@@ -292,23 +351,29 @@ def _try_reduced(
         probe["ref"] = short_ref(ref)
     text = raw.render(_document(reduced.records, probe))
     name = reducer.name if reducer is not None else None
-    printed = data.decode("utf-8", "replace") if ref is None else None  # for the ledger
+    captured = data.decode("utf-8", "replace") if ref is None else None  # for the ledger
     delivered = _delivered(capture, text, "reduced", reducer=name, secrets=_hidden(head))
-    return delivered.replace(raw=printed), True
+    return delivered.replace(raw=captured), True
 
 
 def _whole(
-    capture: Capture, lines: Sequence[str], head: dict[str, Any], stored: bool
+    capture: Capture,
+    lines: Sequence[str],
+    head: dict[str, Any],
+    stored: bool,
+    ended: bool = True,
 ) -> TextDelivery:
     """As printed; stored too only when asked (``--mode file``), the closing line naming it."""
     if not stored:
         capture.discard()
-        text, printed = _whole_text(lines, head), "".join(line + "\n" for line in lines)
+        text = _whole_text(lines, head, ended=ended)
+        printed = _whole_text(lines, {}, ended=ended)
         return _delivered(capture, text, "whole", secrets=_hidden(head)).replace(raw=printed)
     ref = capture.commit()
     if ref is not None:
         head = {**head, "ref": short_ref(ref)}
-    return _delivered(capture, _whole_text(lines, head), "whole", secrets=_hidden(head))
+    whole = _whole_text(lines, head, ended=ended)
+    return _delivered(capture, whole, "whole", secrets=_hidden(head))
 
 
 def _room(settings: TextSettings, records: Sequence[Record], small: bool) -> int:
@@ -329,11 +394,10 @@ def _room(settings: TextSettings, records: Sequence[Record], small: bool) -> int
 
 
 def _binary(data: bytes) -> bool:
-    """Whether output is binary data rather than text: a NUL byte, or more than one byte
-    in ten a control character no text uses (tab, newline, carriage return, escape and
-    form feed aside)."""
-    if b"\x00" in data:
-        return True
+    """Whether output is binary data rather than text: more than one byte in ten a control
+    character no text uses (tab, newline, carriage return, escape and form feed aside). A
+    NUL byte or two in text (``find -print0`` among other lines, a stray byte in a log)
+    leave it text, shown with each NUL escaped (``\\u0000``)."""
     sample = data[: 1 << 16]
     controls = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 12, 13, 27))
     return controls * 10 > len(sample)

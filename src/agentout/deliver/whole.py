@@ -34,10 +34,13 @@ def lines_of(data: bytes, own: str | None = None) -> list[str]:
     return [own_line(terminal_text(line)) for line in parts]
 
 
-def whole_text(lines: Sequence[str], header: Mapping[str, Any]) -> str:
-    """The lines as printed, then ``[exit N]``, or ``[agentout: ...]`` naming the exit,
-    signal, error, secrets, warning and stored reference when there are any; before it,
-    a line saying that reading stopped while the output was held open, if it was."""
+def whole_text(lines: Sequence[str], header: Mapping[str, Any], *, ended: bool = True) -> str:
+    """The lines as printed, then ``[agentout: ...]`` naming the signal, error, secrets,
+    warning and stored reference when there are any (and the exit status beside them). The
+    exit status alone adds nothing: the agent's client says it (``Exit code N``). Before
+    it, a line saying that reading stopped while the output was held open, if it was.
+    ``ended``: the output's last line ended with a newline (else it is printed without
+    one, as it was, unless a line of agentout's follows it)."""
     text = "".join(line + "\n" for line in lines)
     if header.get("held_open"):
         from agentout.formats.raw import held_open_marker
@@ -50,7 +53,9 @@ def whole_text(lines: Sequence[str], header: Mapping[str, Any]) -> str:
             extra.append(f"{key}={visible(str(header[key]))}")
     ref = header.get("ref")
     if extra == [f"exit={status}"] and not ref:
-        return text + f"[exit {status}]\n"
+        extra = []
+    if not ended and not extra and not ref:
+        return text[:-1] if text else text
     if ref:
         fields = f"agentout: {' '.join(extra)} · " if extra else ""
         return text + f"[{fields}agentout show {ref}]\n"

@@ -16,12 +16,13 @@ done, when anything was (a page of ``agentout show``, whose summary says which l
 
     [agentout: exit=3 lines=5000 shown=312 tokens=1234 · agentout show 3f2a9c1be4d07a55]
 
-and nothing at all is added to output shown whole with exit status 0 (``[exit 3]`` when
-the status is not). Header fields read: ``ref`` (the stored output's name), ``lines``
-(the output's line count), ``exit``, ``signal``, ``error``, ``secrets``, ``warning``,
-``held_open`` (reading stopped while a process the command started still held its
-output open: one marker line says so, before the closing line) and ``capped`` (the
-output passed the store's cap: its exact size and lines, and how much was not kept).
+and nothing at all is added when there is nothing else to say than the exit status (the
+agent's client says it: ``Exit code 3``). Header fields read: ``ref`` (the stored
+output's name), ``lines`` (the output's line count), ``exit``, ``signal``, ``error``,
+``secrets``, ``warning``, ``held_open`` (reading stopped while a process the command
+started still held its output open: one marker line says so, before the closing line)
+and ``capped`` (the output passed the store's cap: its exact size and lines, and how
+much was not kept).
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ class RawFormat:
                     gaps += 1
                 covered = max(covered, last)
             out.append(text)
-            shown += text.count("\n") + 1
+            shown += _lines_shown(text)
             previous = (index, record.kind)
         total = header.get("lines")
         lines_only = previous is None or previous[1] == "L"
@@ -138,6 +139,13 @@ class RawFormat:
         if closing:
             out.append(closing)
         return "".join(line + "\n" for line in out)
+
+
+def _lines_shown(text: str) -> int:
+    """The lines of a record's text that show the output (``shown=`` counts them), not
+    agentout's own markers in it (``[… 4999 more like this: ...]``): a line of the output
+    that begins as a marker does was given a backslash (``agentout.read.visible.own_line``)."""
+    return sum(1 for line in text.split("\n") if not line.lstrip(" ").startswith("[… "))
 
 
 def _closing(
@@ -172,10 +180,8 @@ def _closing(
     if summary:  # a page's account of itself (shown=A:B) replaces the count of lines
         fields = [f for f in fields if not f.startswith("shown=")]
         fields.extend(f"{key}={visible(str(value))}" for key, value in summary.items())
-    if not fields and not ref:
-        return ""
-    if fields == [f"exit={status}"] and not ref:
-        return f"[exit {status}]"
+    if (not fields or fields == [f"exit={status}"]) and not ref:
+        return ""  # the exit status alone: the agent's client says it (Exit code N)
     if following:
         tail = f" · next: {visible(str(following))}"
     else:  # a page says nothing more: it is the store's file already

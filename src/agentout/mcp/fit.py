@@ -175,9 +175,10 @@ def fit_text(text: str, limits: Limits, *, kind: str = "mcp", hybrid: bool = Tru
     from agentout.read.trouble import Scan
 
     ref, warning = limits.try_spill(text, kind=kind, suffix=".txt")
+    data = _utf8(text)
     scan = Scan()
-    scan.feed(_utf8(text))
-    found = digest(scan.finish())
+    scan.feed(data)
+    found = digest(scan.finish(), lambda: (data,))
     header: dict[str, Any] = {"lines": found.lines, "warning": warning}
     if ref is not None:
         header["ref"] = short_ref(ref.ref) if limits.pager == "cli" else ref.ref

@@ -33,6 +33,7 @@ naming where.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal
@@ -96,6 +97,7 @@ def read_data(
     keep: Take | None = None,
     dropped: Take | None = None,
     ranked: bool = True,
+    reread: Callable[[], Iterable[str]] | None = None,
 ) -> Result:
     """Read a file (a path; ``-`` or None for stdin; or a binary stream) as records.
 
@@ -110,11 +112,26 @@ def read_data(
 
     ``ranked``: text is the lines that matter first (see ``_text``); without it, text is
     every non-blank line in order (``agentout show REF --records A:B`` pages lines).
+    ``reread``: the same text again, for the number of lines of each shape a fold says
+    (a file named by its path is read again unless this is given; stdin cannot be).
     """
     name = display_name(source) if name is None else name
     chunks = read_text(source, name=name)
+    if reread is None and isinstance(source, (str, os.PathLike)) and source != "-":
+        path = source
+
+        def reread() -> Iterable[str]:
+            return read_text(path, name=name)
+
     return data_records(
-        chunks, name, input_format, max_record_mib, keep=keep, dropped=dropped, ranked=ranked
+        chunks,
+        name,
+        input_format,
+        max_record_mib,
+        keep=keep,
+        dropped=dropped,
+        ranked=ranked,
+        reread=reread,
     )
 
 
@@ -127,6 +144,7 @@ def data_records(
     keep: Take | None = None,
     dropped: Take | None = None,
     ranked: bool = True,
+    reread: Callable[[], Iterable[str]] | None = None,
 ) -> Result:
     """Records from text that arrives in pieces; see ``read_data``."""
     if input_format not in INPUT_FORMATS:
@@ -159,7 +177,7 @@ def data_records(
         if reader.dropped == 0:
             reader.pos = 0  # keep the first line's indentation
         if ranked:
-            return _text(reader, header)
+            return _text(reader, header, reread)
         lines = ((n, line) for n, line in reader.lines() if line.strip())
         return _collect(lines, _numbered_line, header, keep, dropped)
     parser = JsonParser(reader)
@@ -329,10 +347,32 @@ def _object_record(value: Any) -> Record:
     if not terse and value:  # nothing scalar to show: name the fields instead
         index = terse = {"_keys": list(value)}
     views: list[View] = []
-    for view in (index, terse, middle, value):
+    for view in (index, terse, middle):
         if view and (not views or view != views[-1]):
             views.append(view)
-    return Record.of(*views) if views else Record.of(value)
+    views = [_marked(view, value) for view in views]
+    if not views or value != views[-1]:
+        views.append(value)
+    return Record.of(*views)
+
+
+OMITTED = "_omitted"  # on a view that leaves fields out: how many
+
+
+def _marked(view: View, value: dict[str, Any]) -> View:
+    """``view`` with ``_omitted=N`` when it leaves out N of the record's fields (a field
+    holding an object counts by its fields when some of them are shown, ``meta.owner``),
+    so a terse record says it is not all there; a view naming the fields (``_keys``) and
+    a string cut short (its ``…`` shows) leave nothing out unseen."""
+    if "_keys" in view:
+        return view
+    left = 0
+    for key, item in value.items():
+        if key in view:
+            continue
+        inner = [f"{key}.{name}" in view for name in item] if isinstance(item, dict) else []
+        left += inner.count(False) if any(inner) else 1
+    return {**view, OMITTED: left} if left else view
 
 
 def _scalar_views(key: str, item: Any, index: dict[str, Any], terse: dict[str, Any]) -> Any:
@@ -345,14 +385,17 @@ def _scalar_views(key: str, item: Any, index: dict[str, Any], terse: dict[str, A
     return terse[key]
 
 
-def _text(reader: Reader, header: dict[str, Any]) -> Result:
+def _text(
+    reader: Reader, header: dict[str, Any], reread: Callable[[], Iterable[str]] | None = None
+) -> Result:
     """Text (a log, a command's output) as its lines, the ones that matter first: read as
     ``agentout run`` reads output (``agentout.read.trouble``, ``agentout.read.digest``), in
     memory the scan bounds, whatever the size. Each non-blank line the scan kept is a
     record (``n``, ``line``; ``last`` for identical lines folded into one); ``total`` is
     every line of the input; the result's ``order`` puts the errors, their detail, how
     the text began and ended first, so a budget shows them whatever else it leaves out.
-    A line over the size limit is refused, as any record is."""
+    A line over the size limit is refused, as any record is. ``reread``: the text again
+    (``read_data``), for exact counts of lines of one shape."""
     from agentout.read.digest import digest
     from agentout.read.trouble import Scan
 
@@ -369,7 +412,14 @@ def _text(reader: Reader, header: dict[str, Any]) -> Result:
         else:
             since += len(chunk)
         scan.feed(chunk.encode("utf-8", "surrogatepass"))
-    found = digest(scan.finish())
+    source = None
+    if reread is not None and reader.dropped == 0:  # the text from its first character
+
+        def source() -> Iterator[bytes]:
+            assert reread is not None
+            return (chunk.encode("utf-8", "surrogatepass") for chunk in reread())
+
+    found = digest(scan.finish(), source)
     records: list[Record] = []
     index: dict[int, int] = {}
     for i, record in enumerate(found.records):

@@ -28,6 +28,7 @@ from typing import Any
 from agentout.read.visible import own_line, terminal_text
 
 __all__ = [
+    "FILE_LINE",
     "MAX_LINE_BYTES",
     "Line",
     "Scan",
@@ -56,6 +57,11 @@ DENSE_HITS = 200_000  # past this many hits, the middle is counted, not classifi
 # them). RE2 syntax (no lookarounds), one line at a time ([ \t], never \s, so a match never
 # starts on the line before). Each log format has a recorded sample in
 # tests/fixtures/logs/ that tests/read/test_trouble.py checks, line by line.
+# Colour as terminals get it (SGR, and the erase-line gcc sends after it): a coloured
+# "\x1b[31merror:\x1b[0m" is an error too. The bytes are searched as printed, so each
+# place a pattern looks for a line's start or a separator also takes such a sequence.
+_COLOUR = r"\x1b\[[0-9;]*[mK]"
+
 _LEVEL_ERROR = "ERROR|ERR|FATAL|FTL|CRITICAL|CRIT|SEVERE|EMERG|EMERGENCY|ALERT|PANIC"
 _LEVEL_WARNING = "WARNING|WARN|WRN"
 # syslog's <PRI> (RFC 3164/5424, the kernel's printk): facility * 8 + severity; severity
@@ -80,12 +86,14 @@ _ERROR = (
     r"^(?:fail|crit): ",  # .NET's console logger
     rf"^<(?:{_PRI_ERROR})>",  # syslog priority, kernel messages
     r"^E[ \t]{2,}\S",  # pytest's E lines
-    r"^npm (?:ERR!|error)|^E:[ \t]",  # npm, apt
+    # npm (npmlog colours its heading and its level apart), pnpm, apt
+    rf"^npm(?:{_COLOUR}|[ \t])*[ \t](?:{_COLOUR})*(?:ERR!|error\b)|\bERR_PNPM_\w|^E:[ \t]",
     r"^not ok\b",  # TAP
     r"^[ \t]*[✗✕✖×][ \t]",
     r"^Traceback \(most recent call last\)",
     r"^Exception in thread\b|^Caused by: ",
-    r"^(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt|Exit)(?::|$)",  # Python, Node, Java
+    # Python, Node, Java (Python 3.13 colours the name apart from its message)
+    rf"^(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt|Exit)(?:{_COLOUR})*(?::|$)",
     r":\d+: \w*(?:Error|Exception)$",  # pytest's location line
     r"^panic: |\bpanicked at\b|Segmentation fault|core dumped|\bAbort(?:ed)?\b",
     r"^make(?:\[\d+\])?: \*\*\*",
@@ -99,7 +107,8 @@ _ERROR = (
 )
 _WARNING = (
     r"(?i:(?:^|[ \t\[(\":|-])warn(?:ing)?s?(?:\[[\w-]+\])?(?:[:!\]|)\" \t]|$))",  # warning: x
-    r"\b\w+Warning\b|^npm WARN|^W:[ \t]|^W\d{4} \d\d:\d\d",  # DeprecationWarning, apt, glog
+    r"\b\w+Warning\b|^W:[ \t]|^W\d{4} \d\d:\d\d",  # DeprecationWarning, apt, glog
+    rf"^npm(?:{_COLOUR}|[ \t])*[ \t](?:{_COLOUR})*(?:WARN|warn)\b",
     rf"(?:^|[ \t\[|(\":,-])(?:{_LEVEL_WARNING})(?:[ \t\]|)\":,-]|$)",
     r"(?i:\b(?:level|lvl|severity|loglevel|log_level)[^a-zA-Z0-9_\n]{1,4}warn(?:ing)?\b)",
     r"(?i:\blevel\"?[ \t]*[:=][ \t]*40\b)",  # pino, bunyan
@@ -112,17 +121,11 @@ _CONTEXT = re.compile(r"^\s+\S|^\s*\d*\s*[|│╰├└^~]|^\s*-->|^>\s")
 _STACK_FRAME = re.compile(r"^\s+at \S|^\s+\.\.\. \d+ (?:more|common frames omitted)")
 # Above an error: where it is (Python's File line, source and caret lines are indented).
 _FRAME = re.compile(r"^\s*\d*\s*[|│]|^\s*[\^~]+[\s^~]*$|^\s*-->")
-_FILE_LINE = re.compile(r'^\s+File "[^"]+", line \d+')
+FILE_LINE = re.compile(r'^\s+File "[^"]+", line \d+')
 _LOCATION = re.compile(r'^\s+File "|^\s+\S|^\s*\d*\s*[|^~]')
 
 
 _COMPILED: dict[str, Any] = {}
-
-
-# Colour as terminals get it (SGR, and the erase-line gcc sends after it): a coloured
-# "\x1b[31merror:\x1b[0m" is an error too. The bytes are searched as printed, so each
-# place a pattern looks for a line's start or a separator also takes such a sequence.
-_COLOUR = r"\x1b\[[0-9;]*[mK]"
 
 
 def _through_colour(pattern: str) -> str:
@@ -292,6 +295,7 @@ class Scan:
         self.lines = 0  # lines ended so far
         self.size = 0
         self.hits = 0
+        self._recent: deque[tuple[int, str]] = deque(maxlen=tail)  # the last hits' levels
         self._tail = b""  # the last lines ended (at most tail_keep), and the first's number
         self._tail_first = 1
         self._carry = b""  # the start of the line not ended yet (at most MAX_LINE_BYTES)
@@ -377,6 +381,10 @@ class Scan:
         if self.hits > DENSE_HITS:  # the middle was only counted: classify the end at least
             for line in lines:
                 line.level = classify(line.text()) or "info"
+            return lines
+        levels = dict(self._recent)
+        for line in lines:
+            line.level = levels.get(line.n, "info")
         return lines
 
     # -- one block of whole lines ------------------------------------------------------------
@@ -446,6 +454,10 @@ class Scan:
             if level == "warning" and _patterns()["error"].search(raw):
                 level = "error"  # "warning: treated as error: ..."
             self.hits += 1
+            if n <= len(self.head):  # inline: once for every hit (self._leveled)
+                self._leveled(n, level)
+            else:
+                self._recent.append((n, level))
             if level == "warning":
                 self.warning_count += 1
                 if self.hits <= DENSE_HITS:
@@ -462,6 +474,13 @@ class Scan:
             self._detail = _Detail(left, n, traceback, continues)
             pos = self._context(buf, pos, end, n + 1)
 
+    def _leveled(self, n: int, level: str) -> None:
+        """Line ``n`` is an error or a warning: so it is too among the first and last lines
+        kept, whether or not it is among the errors or warnings kept (past their ends)."""
+        if n <= len(self.head) and self.head[n - 1].level == "info":
+            self.head[n - 1].level = level
+        self._recent.append((n, level))
+
     def _before(self, buf: bytes, begin: int, start: int, n: int) -> None:
         """The location above the error at ``buf[start]``: Python's ``File "x", line N``
         and the source and caret lines under it (up to CONTEXT_BEFORE lines); nothing
@@ -477,7 +496,7 @@ class Scan:
             if not _LOCATION.match(text):
                 break
             above.append((n - back, raw))
-            if _FILE_LINE.match(text):
+            if FILE_LINE.match(text):
                 for number, line in above:
                     self.context.add(_line(number, line, "context", parent=n))
                 return
@@ -491,9 +510,20 @@ class Scan:
             raw = buf[pos:stop]
             text = clean(raw[:MAX_LINE_BYTES])
             if detail.traceback and not text.startswith((" ", "\t")):
-                detail.traceback = False  # the exception line: an error, found as a hit
+                detail.traceback = False
                 detail.left = CONTEXT_AFTER
-                return pos
+                if not text.strip() or _patterns()["error"].search(raw):
+                    return pos  # no exception line, or one the vocabulary finds as an error
+                # the exception line, whatever its name (psycopg2.errors.UndefinedTable:
+                # ...), is what went wrong: an error, with its own detail after it
+                self.hits += 1
+                self._leveled(n, "error")
+                self.error_count += 1
+                self.errors.add(_line(n, raw, "error"))
+                continues = raw.rstrip().endswith(b":")
+                self._detail = detail = _Detail(CONTEXT_AFTER, n, False, continues)
+                pos, n = stop + 1, n + 1
+                continue
             ends = not _CONTEXT.search(text) or classify(text) is not None
             if not detail.traceback and text.strip() and ends and not detail.continues:
                 detail.left = 0

@@ -22,7 +22,9 @@ knowing the output lines it stands for. Steps, in order:
 - ``section = {start, label, item?, template?, join?, stop?}``: the lines after a
   ``start`` line (its named groups fill ``label``) that match ``item`` (default: any
   non-blank line, as ``{item}``), up to a blank line or a ``stop`` line, become one
-  line: ``label`` then the items (each as ``template``) joined by ``join`` (", ").
+  line: ``label`` then the items (each as ``template``) joined by ``join`` (", "); under a
+  budget too tight for all of them, as many of the first items as fit, then how many
+  more there are (``[… 2990 more]``), so a long list never leaves out its label.
 - ``group = {pattern, key, header, item, terse?, rest?, join?}``: consecutive lines
   matching ``pattern`` with the same ``key`` group become one block: ``header`` once,
   then each line as ``item`` (all on the header's line, joined by ``join``, if it is
@@ -70,7 +72,7 @@ class SpecError(InputError):
 class _Block:
     """Lines of the reduced output, the output lines they stand for, a terse form."""
 
-    __slots__ = ("important", "last", "lines", "n", "terse")
+    __slots__ = ("important", "last", "lines", "n", "shorter", "terse")
 
     def __init__(
         self,
@@ -81,6 +83,7 @@ class _Block:
         important: bool = False,
     ) -> None:
         self.lines, self.n, self.last, self.terse, self.important = lines, n, last, terse, important
+        self.shorter: list[str] = []  # shorter forms of a one-line block, the shortest first
 
 
 class Case(Frozen):
@@ -249,6 +252,11 @@ class Spec(Frozen):
         def close() -> None:
             if current is not None:
                 current.lines = [label + (" " + join.join(items) if items else "")]
+                current.shorter = [
+                    f"{label} {join.join(items[:shown])} [… {len(items) - shown} more]"
+                    for shown in _SHOWN_STEPS
+                    if shown < len(items) - 1
+                ]
 
         for block in blocks:
             line = block.lines[0] if len(block.lines) == 1 else None
@@ -386,8 +394,13 @@ def _map_lines(blocks: list[_Block], change: Any) -> list[_Block]:
             block.lines = lines
             if block.terse is not None:
                 block.terse = [new for line in block.terse if (new := change(line)) is not None]
+            block.shorter = [new for line in block.shorter if (new := change(line)) is not None]
             out.append(block)
     return out
+
+
+# A long section's shorter forms: its first items, so many of them, then how many more.
+_SHOWN_STEPS = (3, 10, 30, 100, 300, 1000, 3000)
 
 
 def _record(block: _Block) -> Any:
@@ -396,6 +409,9 @@ def _record(block: _Block) -> Any:
     full: dict[str, Any] = {"text": "\n".join(block.lines)}
     if block.n is not None:
         full.update(n=block.n, last=block.last)
+    if block.shorter and len(block.lines) == 1:
+        views = [{**full, "text": text} for text in block.shorter]
+        return Record.of(*views, full, kind="R")
     if block.terse is None:
         return Record.of(full, kind="R")
     terse = {**full, "text": "\n".join(block.terse)}

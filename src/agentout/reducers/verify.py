@@ -12,7 +12,7 @@ Each case goes through the same delivery ``agentout run`` uses, and passes when:
 - every fact in ``facts.json``, and every match of each pattern the reducer declares in
   ``facts`` (read by RE2, in linear time), is kept (``agentout.reducers.facts``: one block
   holds all of a fact's values);
-- the result costs no more tokens than the raw output (plus the ``[exit N]`` line);
+- the result costs no more tokens than the raw output;
 - a reducer that says its answer is complete keeps every line of the case
   (``agentout.reducers.complete``);
 - it contains each ``contains`` string and none of the ``not_contains`` ones.
@@ -232,8 +232,7 @@ def check(reducer: Reducer, case: Case) -> Outcome:
     raw = case.output.decode("utf-8", "replace")
     outcome.form = delivered.form
     outcome.raw_tokens, outcome.tokens = count(raw), count(text)
-    allowance = count(f"[exit {case.exit}]\n") if case.exit else 0
-    if outcome.tokens > outcome.raw_tokens + allowance:
+    if outcome.tokens > outcome.raw_tokens:
         outcome.problems.append(f"{outcome.tokens} tokens, more than the raw {outcome.raw_tokens}")
     declared = []
     for i, pattern in enumerate(reducer.facts):

@@ -34,8 +34,9 @@ built, one at a time, until one rules CSV out, and then CSV is left out of the c
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, BinaryIO, cast
 
 from agentout.formats import Format, get_format
@@ -45,7 +46,7 @@ from agentout.formats.csv import is_flat, is_flat_uniform
 from agentout.formats.json import record_object
 from agentout.pack import PRESETS, Packed, pack
 from agentout.read.data import DEFAULT_MAX_RECORD_MIB, InputFormat, read_data
-from agentout.read.text import Source, display_name, open_input
+from agentout.read.text import Source, display_name, open_input, read_text
 from agentout.records import Document, Record, Result, View, is_empty
 from agentout.store.spill import SpillStore
 from agentout.tokens import ExactBPE, Tokenizer, get_tokenizer
@@ -95,6 +96,11 @@ def fit(
         chars=_most_chars(max_tokens, max_chars, tok),
     )
     auto = isinstance(fmt, AutoFormat)
+    path = source if isinstance(source, (str, os.PathLike)) and source != "-" else None
+
+    def reread() -> Iterable[str]:  # a file read once more (a fold's exact count)
+        assert path is not None
+        return read_text(path, name=name)
 
     def read(stream: Source) -> Result:
         return read_data(
@@ -104,6 +110,7 @@ def fit(
             name=name,
             keep=bound.keep,
             dropped=bound.dropped if auto else None,
+            reread=None if path is None else reread,
         )
 
     def packed(result: Result, limit: int | None = None) -> Packed:

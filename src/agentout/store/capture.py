@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:  # the store is imported when output is large enough to need it
@@ -325,6 +325,17 @@ class Capture:
         for piece in self._stored():
             scan.feed(piece)
         return scan
+
+    def source(self) -> Callable[[], Iterator[bytes]] | None:
+        """What reads all of the output again, in order (from memory or the store), for a
+        second look at it (``agentout.read.digest`` counts lines of one shape so); None
+        when the store failed and only a scan of it was kept."""
+        if self.fallback is not None:
+            return None
+        if self.memory is not None:
+            memory = bytes(self.memory)
+            return lambda: iter((memory,))
+        return self._stored
 
     def _stored(self) -> Iterator[bytes]:
         """The stored output, read back through the writer's descriptor."""

@@ -4,7 +4,9 @@ The command runs as ``agentout run`` runs it (``agentout.sources.command.run``):
 own process group, its output drained at pipe speed, secrets hidden, and delivered as
 printed when it fits, else its reducer's form or the lines that matter, the whole kept in
 the server's store. Here it runs in the first root, never on the server's stdin, and a
-cancelled call (or a stopping server) ends its process group.
+cancelled call (or a stopping server) ends its process group. A command that exits with
+another status than 0 is a failed call (``isError``), its status in ``_meta``; the text
+adds no line for it.
 """
 
 from __future__ import annotations
@@ -89,5 +91,8 @@ def _run(
         if delivery.warning:
             meta["warning"] = delivery.warning
         refs = (delivery.ref,) if delivery.ref is not None else ()
-        failed = outcome.error is not None  # timed out, cancelled, or could not start
+        # timed out, cancelled, could not start, or exited with another status than 0: the
+        # client's mark of a failed call stands for the shell's exit status, which the text
+        # does not repeat (it is the output as printed, or agentout's form of it)
+        failed = outcome.error is not None or outcome.exit_status != 0
         return to_result(Reply(delivery.text, refs, error=failed, meta=meta), limits)

@@ -64,7 +64,9 @@ class CollectionError(InputError):
 class Where:
     """``FIELD=VALUE``: the value at a dotted path equals VALUE, compared as text
     (``true``/``false``/``null`` for those, numbers by value); a list matches when any
-    element does."""
+    element does, and a path goes on into each object of a list (``tags.name=db`` for
+    ``"tags": [{"name": "db"}, ...]``). A path that ends at objects cannot be compared
+    with a value: ``ValueError`` says so and names their fields."""
 
     path: str
     value: str
@@ -78,9 +80,17 @@ class Where:
 
     def matches(self, data: Mapping[str, Any]) -> bool:
         found = field_value(data, self.path)
-        if found is MISSING:
-            return False
-        values = found if isinstance(found, list) else [found]
+        nodes = _projected(data, self.path) if found is MISSING else [found]
+        values = [v for node in nodes for v in (node if isinstance(node, list) else [node])]
+        objects = [v for v in values if isinstance(v, dict)]
+        if objects:
+            fields = list(dict.fromkeys(key for value in objects for key in value))
+            example = f"{self.path}.{fields[0]}={self.value}" if fields else None
+            hint = f"; name one of their fields, e.g. --where {example}" if example else ""
+            raise ValueError(
+                f"--where {self.path}={self.value}: {self.path} holds objects "
+                f"(fields: {', '.join(fields[:8]) or 'none'}), not values to compare{hint}"
+            )
         return any(self._equal(v) for v in values)
 
     def _equal(self, value: Any) -> bool:
@@ -92,6 +102,28 @@ class Where:
             except ValueError:
                 return False
         return isinstance(value, str) and value == self.value
+
+
+def _projected(data: Any, path: str) -> list[Any]:
+    """The values at a dotted path that goes on into each object of a list it meets
+    (``tags.name`` in ``{"tags": [{"name": "a"}, {"name": "b"}]}`` is ``["a", "b"]``);
+    a number after a list is still its index."""
+    nodes = [data]
+    for part in path.split("."):
+        following: list[Any] = []
+        for node in nodes:
+            if isinstance(node, dict) and part in node:
+                following.append(node[part])
+            elif isinstance(node, list):
+                if part.isdigit():
+                    if int(part) < len(node):
+                        following.append(node[int(part)])
+                    continue
+                following += [
+                    item[part] for item in node if isinstance(item, dict) and part in item
+                ]
+        nodes = following
+    return nodes
 
 
 def _jmespath_true(value: Any) -> bool:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["label", "reducer_words", "run_line"]
 
+REDUCED_AT_MOST = 0.85  # as agentout.deliver.text: a labelled form, when this much smaller
 # Python ignores these from its start, and a spawned child inherits an ignored signal:
 # the line gets them back at their default, as the runner would give them (as subprocess)
 _IGNORED = (signal.SIGPIPE, signal.SIGXFSZ)
@@ -54,6 +55,7 @@ def run_line(
     if launcher:
         as_without_agentout(runner, launcher)
     tests = _test_command(line)
+    printed: bytes | None = None
     if tests is not None:
         from agentout.sources.command import run
 
@@ -61,9 +63,12 @@ def run_line(
         done = run(words, cwd=cwd)
         text, status, killed = done.delivery.text, done.outcome.exit_status, done.outcome.signal
     else:
-        text, status, killed = _run_shell(shell, args, reducer_words(line))
-    if text.strip() or status:
-        _write(_marked(label(runner, target, line), text, own or ""), lock)
+        text, printed, status, killed = _run_shell(shell, args, reducer_words(line))
+    block = _marked(label(runner, target, line), text, own or "").encode("utf-8", "replace")
+    if printed is not None and (not text or len(block) > REDUCED_AT_MOST * len(printed)):
+        _write(printed, lock)  # as the command printed it: agentout's form was no smaller
+    elif text.strip():
+        _write(block, lock)
     if killed is not None:
         _end_by(killed)
     sys.exit(status)
@@ -103,11 +108,17 @@ def as_without_agentout(runner: str, launcher: str) -> None:
         del os.environ["SHELL"]  # make put it there: the caller's environment had none
 
 
-def _run_shell(shell: str, args: list[str], words: tuple[str, ...]) -> tuple[str, int, int | None]:
+def _run_shell(
+    shell: str, args: list[str], words: tuple[str, ...]
+) -> tuple[str, bytes | None, int, int | None]:
     """The line run by its shell, in the runner's process group (the terminal's signals
     reach it as they would), stdout and stderr in one pipe: (what the agent is handed,
-    the status, the signal that ended it). A line that prints nothing costs no more
-    than starting it: agentout's delivery is imported only when there is output."""
+    the output as printed when that is what it is handed, the status, the signal that
+    ended it). Agentout's form (a label, the reduced output, a closing line) is handed
+    only when it is smaller than the output; else the output goes as printed, and the
+    runner's own lines (``make: *** [...] Error 1``) say how the line ended. A line that
+    prints nothing costs no more than starting it: agentout's delivery is imported only
+    when there is output."""
     import time
 
     read, write = os.pipe()
@@ -125,7 +136,7 @@ def _run_shell(shell: str, args: list[str], words: tuple[str, ...]) -> tuple[str
     except OSError as exc:
         os.close(read)
         os.close(write)
-        return f"agentout: {shell}: {exc.strerror or exc}\n", 127, None
+        return f"agentout: {shell}: {exc.strerror or exc}\n", None, 127, None
     os.close(write)
     ignored = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGQUIT)}
     forwarded = (signal.SIGTERM, signal.SIGHUP)
@@ -144,16 +155,11 @@ def _run_shell(shell: str, args: list[str], words: tuple[str, ...]) -> tuple[str
     exit_status = 128 - status if status < 0 else status
     found = output.finish()
     if found is None:
-        return "", exit_status, killed
-    if isinstance(found, bytes):  # small, and no reducer reads it: given whole
-        from agentout.deliver.whole import lines_of, whole_text
-
-        head: dict[str, object] = {"exit": exit_status}
-        if killed is not None:
-            head["signal"] = signal.Signals(killed).name
-        return whole_text(lines_of(found), head), exit_status, killed
-    text = _delivered(found, shell, args, output, exit_status, killed, started)
-    return text, exit_status, killed
+        return "", None, exit_status, killed
+    if isinstance(found, bytes):  # small, and no reducer reads it: as printed
+        return "", found, exit_status, killed
+    text, printed = _delivered(found, shell, args, output, exit_status, killed, started)
+    return text, printed, exit_status, killed
 
 
 class _Output:
@@ -245,9 +251,11 @@ def _delivered(
     status: int,
     killed: int | None,
     started: float,
-) -> str:
+) -> tuple[str, bytes | None]:
     """What ``agentout run`` would hand the agent for this output (``deliver_output``,
-    with the reducer of the command the line runs)."""
+    with the reducer of the command the line runs), and the output as printed (its
+    secrets hidden) when it is at most the inline threshold; no form when that is the
+    output as printed."""
     import time
 
     from agentout.deliver.text import TextSettings, deliver_output
@@ -267,7 +275,8 @@ def _delivered(
         header=header,
         reducer=output.reducer,
     )
-    return delivery.text
+    printed = capture.whole(output.threshold)  # None past it: the form is a cut, smaller
+    return ("" if delivery.form == "whole" else delivery.text), printed
 
 
 def label(runner: str, target: str | None, line: str) -> str:
@@ -336,9 +345,8 @@ def _marked(head: str, text: str, own: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _write(text: str, lock: str | None) -> None:
+def _write(data: bytes, lock: str | None) -> None:
     """The whole block in one go, holding the lock every line shell of this run shares."""
-    data = text.encode("utf-8", errors="replace")
     fd = None
     if lock:
         import fcntl
