@@ -1,7 +1,8 @@
 """A hostile repository's files, as the hooks and init meet them: a settings file or a
 persisted output that is a device, a FIFO, a directory or gigabytes. Each is refused
-unread (a regular file only, its size checked first), in bounded time and memory, with one
-line on stderr and no traceback; nothing is rewritten or replaced."""
+unread (a regular file only, its size checked first), in bounded time and memory, and no
+traceback: a settings file the hook reads for ``bashOutputMaxChars`` counts as absent, a
+persisted output costs one line on stderr and nothing is replaced."""
 
 from __future__ import annotations
 
@@ -46,19 +47,30 @@ def _hook(
     return done, time.process_time() - started
 
 
+def _post(project: Path, session: str = "s") -> dict[str, object]:
+    """A finished Bash call whose output is long enough for the hook to read the project's
+    settings (``bashOutputMaxChars``)."""
+    output = "\n".join(f"line {n}" for n in range(1000))
+    return {"hook_event_name": "PostToolUse", "tool_name": "Bash", "session_id": session,
+            "cwd": str(project), "tool_input": {"command": "./x"},
+            "tool_response": {"stdout": output, "stderr": "", "interrupted": False}}  # fmt: skip
+
+
 @pytest.mark.parametrize("kind", KINDS)
-def test_pretooluse_settings_that_are_not_files(tmp_path: Path, kind: str) -> None:
+def test_settings_that_are_not_files_count_as_absent(tmp_path: Path, kind: str) -> None:
     project, home = tmp_path / "project", tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
     _plant(project / ".claude" / "settings.json", kind)
-    payload = {"tool_name": "Bash", "permission_mode": "bypassPermissions", "cwd": str(project),
-               "tool_input": {"command": "git log -3"}}  # fmt: skip
     env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": str(project)}
-    done, _ = _hook(payload, env)
-    assert (done.returncode, done.stdout) == (0, b"")
-    assert done.stderr.count(b"\n") == 1
-    assert b"settings.json" in done.stderr
-    assert b"Traceback" not in done.stderr
+    started = time.monotonic()
+    done, _ = _hook(_post(project), env)
+    assert time.monotonic() - started < 30
+    assert (done.returncode, done.stderr) == (0, b"")
+    plain = tmp_path / "plain"
+    (plain / ".claude").mkdir(parents=True)
+    env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": str(plain)}
+    same, _ = _hook(_post(plain, "another session"), env)
+    assert done.stdout == same.stdout  # as with no settings file at all
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -83,22 +95,19 @@ def test_dev_zero_settings_cost_no_memory(tmp_path: Path) -> None:
     (home / ".claude").mkdir(parents=True)
     _plant(project / ".claude" / "settings.json", "/dev/zero")
     payload = tmp_path / "payload.json"
-    call = {"tool_name": "Bash", "permission_mode": "default", "cwd": str(project),
-            "tool_input": {"command": "git log"}}  # fmt: skip
-    payload.write_text(json.dumps(call))
+    payload.write_text(json.dumps(_post(project)))
     probe = (
         "import json, resource, subprocess, sys\n"
         f"done = subprocess.run({[*AGENTOUT, 'hook', 'claude']!r}, capture_output=True,\n"
         f"                      input=open({str(payload)!r}, 'rb').read())\n"
         "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-        "print(json.dumps([peak, done.stdout.decode(), done.stderr.decode()]))\n"
+        "print(json.dumps([peak, done.returncode, done.stderr.decode()]))\n"
     )
     env = {**os.environ, "HOME": str(home), "CLAUDE_PROJECT_DIR": str(project)}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, env=env,
                           check=True, timeout=60)  # fmt: skip
-    peak, out, err = json.loads(done.stdout)
-    assert out == ""
-    assert "not a regular file" in err
+    peak, status, err = json.loads(done.stdout)
+    assert (status, err) == (0, "")
     assert peak < 200 * 1024  # KiB: an interpreter and a little, never the device
 
 

@@ -40,43 +40,27 @@ def _agentout(project: Project, *args: str, stdin: bytes = b"") -> bytes:
 
 
 def _hooks(project: Project) -> dict[str, bytes]:
-    """Claude Code's PreToolUse (a Bash command routed through ``agentout run``, then run
-    as Claude Code runs it) and PostToolUse for MCP tools (a small and a large result)."""
-    settings = {"permissions": {"allow": ["Bash(grep *)", "Bash(git diff *)"]}}
-    claude = project.root / ".claude"
-    claude.mkdir(exist_ok=True)
-    (claude / "settings.json").write_text(json.dumps(settings))
-    env = {**project.env, "CLAUDE_PROJECT_DIR": str(project.root)}
+    """Claude Code's: a command agentout's function in the session's shell runs, as the
+    client captures it (``git diff``); a finished Bash command's output through PostToolUse
+    (``grep``: no function, the client's own); PostToolUse for MCP tools (a small and a
+    large result)."""
+    from session_shell import Shell
+
     out: dict[str, bytes] = {}
-    for name, command in {
-        "hook pre grep": "grep --color=always -rn . " + " ".join(PRINTED),
-        "hook pre git diff": "git diff --color=always",
-    }.items():
-        payload = {
-            "tool_name": "Bash",
-            "permission_mode": "default",
-            "tool_input": {"command": command},
-        }
-        answer = subprocess.run(
-            [*AGENTOUT, "hook", "claude"],
-            input=json.dumps(payload).encode(),
-            capture_output=True,
-            env=env,
-            cwd=project.root,
-            timeout=60,
-            check=True,
-        )
-        rewritten = json.loads(answer.stdout)["hookSpecificOutput"]["updatedInput"]["command"]
-        assert rewritten != command
-        done = subprocess.run(
-            ["bash", "-c", rewritten],
-            cwd=project.root,
-            env=env,
-            capture_output=True,
-            timeout=120,
-            check=False,
-        )
-        out[name] = done.stdout + done.stderr
+    shell = Shell(project.root / ".shell", project.root, dict(project.env))
+    out["shell git diff"] = shell.call("git diff --color=always")[1]
+    command = "grep --color=always -rn . " + " ".join(PRINTED)
+    printed = subprocess.run(["bash", "-c", command], cwd=project.root, env=project.env,
+                             capture_output=True, check=False)  # fmt: skip
+    payload = {
+        "session_id": "s-grep",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_response": {"stdout": printed.stdout.decode(), "stderr": "", "interrupted": False},
+    }
+    answer = _agentout(project, "hook", "claude", stdin=json.dumps(payload).encode())
+    out["hook post grep"] = answer or printed.stdout
 
     def grep(pattern: str, *files: str) -> str:
         done = subprocess.run(["grep", "--color=always", "-nE", pattern, *files],
@@ -226,7 +210,7 @@ SHOWS_EVERY_FACT = [
     "run git show coloured",
     "fit events.jsonl wide",
     "records",
-    "hook pre grep",
+    "hook post grep",
     "hook post small",
     "mcp run_command grep",
     "mcp run_command git diff",
@@ -237,7 +221,7 @@ PATHS = [
     "run git diff HEAD~1 coloured", "run git show coloured", "run cat values.yaml",
     "run ls --color", "run pytest --color", "test", "test junit", "fit values.yaml",
     "fit events.jsonl", "fit events.jsonl wide", "records", "notes index", "notes context",
-    "notes index (cached)", "hook pre grep", "hook pre git diff", "hook post small",
+    "notes index (cached)", "hook post grep", "shell git diff", "hook post small",
     "hook post large", *(f"mcp {tool}" for tool in (
         "run_command grep", "run_command git diff", "run_command cat", "run_tests",
         "query_records", "notes_context", "count_tokens", "read_output", "cleanup_temp_files")),

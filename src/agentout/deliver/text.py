@@ -21,9 +21,10 @@ would show whole is never cut to a sliver.
 3. What does not fit is packed within the budget (``max_tokens``, else the inline
    threshold in characters): the lines or blocks that matter most, whole, in order,
    each gap a marker with the command that shows it, and the exact token count. With no
-   budget given, plain text fills the threshold; a reduced form gives every record at
-   its tersest view (the facts) and ``CUT_CONTEXT_CHARS`` of context; output with errors
-   or warnings gives the digest's gist (``agentout.read.digest``), not its chatter.
+   budget given, never more than the client would show past its inline limit (a preview
+   of ``CUT_CONTEXT_CHARS``): plain text that much; a reduced form every record at its
+   tersest view (the facts) and that much context; output with errors or warnings the
+   digest's gist (``agentout.read.digest``), not its chatter.
 """
 
 from __future__ import annotations
@@ -182,7 +183,10 @@ def deliver_output(
         head["warning"] = capture.warning
     if capture.capped:  # past the store's cap: its head and tail are kept, and it says so
         head["capped"] = capture.capped
-    data = capture.whole(max(settings.threshold, REDUCE_MAX_BYTES if reducer else 0))
+    # read whole up to a few times the threshold: a cut of output near it may be no smaller
+    # than the output as printed, which is then what is given (never larger than raw)
+    window = _PROBED_PAST * settings.threshold
+    data = capture.whole(max(window, REDUCE_MAX_BYTES if reducer else 0))
     if data is not None and redactor is not None:
         data, hidden = redactor.redact_bytes(data)
         if hidden.total:
@@ -261,8 +265,10 @@ def _cut_records(
     capture: Capture, settings: TextSettings, reduced: Reduced | None, room: int, binary: bool
 ) -> tuple[Sequence[Record], Sequence[int] | None, int | None]:
     """The records a cut packs, the order they matter in, and the characters it may take.
-    With no budget given, the cut follows the client: plain text fills what it shows
-    inline, and output with facts to find gives them and some context (CUT_CONTEXT_CHARS)."""
+    With no budget given, the cut follows the client, which shows a preview of output past
+    what it shows inline (Claude Code: its first 2,000 characters): output with facts to
+    find gives them and that much context, plain text that much (``CUT_CONTEXT_CHARS``),
+    never more than the client would have shown; the rest is a page away in the store."""
     follows_client = settings.max_tokens is None and settings.max_chars is None
     budget_chars = settings.threshold if follows_client else settings.max_chars
     if binary:  # one marker for all of it, the closing line naming the stored bytes
@@ -274,6 +280,8 @@ def _cut_records(
     found = digest(capture.scan().finish(), capture.source())
     if follows_client and found.gist is not None:  # a failing build's errors, not its chatter
         return found.records, found.gist, budget_chars
+    if follows_client:  # plain text: as much as the client's preview
+        return found.records, found.order, min(settings.threshold, CUT_CONTEXT_CHARS)
     return found.records, found.order, budget_chars
 
 
