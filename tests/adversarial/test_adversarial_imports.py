@@ -106,8 +106,10 @@ def children_in(folder: Path, name: bytes) -> list[int]:
 def test_the_ledger_recorder_does_not_import_the_folder(tmp_path: Path) -> None:
     repo, pwned = plant(tmp_path)
     env = ledger_env(tmp_path)
-    for _ in range(RUNS):  # 40 KB each: the pending file passes 1 MiB, the recorder starts
-        done = call([SCRIPT, "run", "--", "seq", "1", "8000"], cwd=repo, env=env)
+    # 29 KB each, shown whole (within the client's 30,000 characters) and so in the pending
+    # line: past 36 calls the pending file passes 1 MiB, and the recorder starts
+    for _ in range(RUNS + 10):
+        done = call([SCRIPT, "run", "--", "seq", "1", "6000"], cwd=repo, env=env)
         assert done.returncode == 0, done.stderr
     recorded(tmp_path, repo)
     assert not pwned.exists(), pwned.read_text()

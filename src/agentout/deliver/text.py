@@ -211,7 +211,9 @@ def deliver_output(
     # the output as printed, when it is at hand: what any other form must be smaller than
     # (binary data is never shown so, unless asked, --mode inline: its escapes would cost
     # more than the bytes, and say nothing an agent can read)
-    binary = data is not None and not capture.keep_in_memory and _binary(data)
+    read = max(settings.threshold, REDUCE_MAX_BYTES if reducer else 0)  # as ever, not window
+    binary = data is not None and len(data) <= read and not capture.keep_in_memory
+    binary = binary and _binary(data or b"")
     as_printed = None
     if settings.raw and lines is not None and not binary:
         as_printed = _whole_text(lines, head, ended=ended)
@@ -267,8 +269,9 @@ def _cut_records(
     """The records a cut packs, the order they matter in, and the characters it may take.
     With no budget given, the cut follows the client, which shows a preview of output past
     what it shows inline (Claude Code: its first 2,000 characters): output with facts to
-    find gives them and that much context, plain text that much (``CUT_CONTEXT_CHARS``),
-    never more than the client would have shown; the rest is a page away in the store."""
+    find (errors, a reducer's records, source code's outline) gives them and that much
+    context, plain text that much (``CUT_CONTEXT_CHARS``); the rest is a page away in the
+    store."""
     follows_client = settings.max_tokens is None and settings.max_chars is None
     budget_chars = settings.threshold if follows_client else settings.max_chars
     if binary:  # one marker for all of it, the closing line naming the stored bytes
@@ -280,8 +283,9 @@ def _cut_records(
     found = digest(capture.scan().finish(), capture.source())
     if follows_client and found.gist is not None:  # a failing build's errors, not its chatter
         return found.records, found.gist, budget_chars
-    if follows_client:  # plain text: as much as the client's preview
-        return found.records, found.order, min(settings.threshold, CUT_CONTEXT_CHARS)
+    if follows_client:  # text: its facts (source code's outline too), then a preview's worth
+        facts = [found.records[i] for i in found.facts or ()]
+        return found.records, found.order, _room(settings, facts, small=False)
     return found.records, found.order, budget_chars
 
 

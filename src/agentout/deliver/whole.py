@@ -52,7 +52,7 @@ def whole_text(lines: Sequence[str], header: Mapping[str, Any], *, ended: bool =
         if header.get(key):
             extra.append(f"{key}={visible(str(header[key]))}")
     ref = header.get("ref")
-    if extra == [f"exit={status}"] and not ref:
+    if extra == [f"exit={status}"]:  # the status alone: the client says it
         extra = []
     if not ended and not extra and not ref:
         return text[:-1] if text else text

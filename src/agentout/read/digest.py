@@ -79,12 +79,15 @@ _DEFINITION = re.compile(
 class Digest:
     """Records of the kept lines, in line order, the order they matter in, and how many
     lines the output had. ``gist``: the order without everything else, when the output
-    has errors or warnings to find; None when it has none (plain text is all context)."""
+    has errors or warnings to find; None when it has none (plain text is all context).
+    ``facts``: what a cut keeps first (how it ended, its errors and their detail, the
+    outline of source code: each definition), whatever the output is."""
 
     records: list[Record]
     order: list[int]
     lines: int = 0
     gist: list[int] | None = None
+    facts: list[int] | None = None  # what a cut keeps first, the outline of source included
 
 
 @dataclass
@@ -118,7 +121,8 @@ def digest(scan: ScanResult, source: Source | None = None) -> Digest:
     gist = None
     if troubled > len(tiers[_OUTLINE_TIER]):
         gist = list(dict.fromkeys(i for tier in tiers[:-1] for i in tier))
-    return Digest([_record(item) for item in shown], order, scan.total, gist)
+    facts = list(dict.fromkeys(i for tier in tiers[: _OUTLINE_TIER + 1] for i in tier))
+    return Digest([_record(item) for item in shown], order, scan.total, gist, facts)
 
 
 def _exact(shapes: list[Shape], scan: ScanResult, source: Source | None) -> dict[Shape, int]:
