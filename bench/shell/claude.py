@@ -4,6 +4,7 @@ session a folder. Used by bench/bench_claude.py and bench/bench_signal.py."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 from collections.abc import Sequence
@@ -37,6 +38,9 @@ class Reached:
     model: str  # what the model reads with agentout
 
     def kept(self, text: str) -> int:
+        """The facts ``text`` keeps; the client's own first line for a failing command
+        (``Exit code N``) is not the output's, and is left out of the reading."""
+        text = re.sub(r"\AExit code \d+\n", "", text)
         return len(self.facts) - len(list(lost(self.facts, text.encode())))
 
 

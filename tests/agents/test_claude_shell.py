@@ -281,3 +281,19 @@ def _killed(shell: Shell, command: str, functions: bool) -> tuple[int, bytes]:
     status = child.wait(timeout=10)
     time.sleep(0.2)  # anything agentout would still write
     return status, target.read_bytes()
+
+
+def test_the_commands_pythonpath_is_not_what_agentout_imports(shell: Shell) -> None:
+    """``PYTHONPATH=src pytest`` in a project that has its own ``agentout`` (this one, at an
+    older revision): the command gets its PYTHONPATH, agentout its own installed code."""
+    shadow = shell.project / "src" / "agentout"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise SystemExit('the project is not agentout')\n")
+    command = "PYTHONPATH=src python3 build.py"
+    status, held = shell.call(command)
+    assert status == 1
+    assert b"ERROR src/unit_1500.c:7: error: expected expression" in held
+    assert b"not agentout" not in held
+    assert len(held) < len(shell.call(command, functions=False)[1]) // 10  # reduced
+    probe = "PYTHONPATH=src python3 -c 'import sys; print(sys.path[1])'"
+    assert shell.call(probe)[1].endswith(b"/src\n")  # the command's own, as given

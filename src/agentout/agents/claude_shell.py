@@ -92,16 +92,21 @@ def _prefixes(reducer: Any) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(words) for words in found)
 
 
-def script(agentout: str, names: tuple[str, ...] | None = None) -> str:
+def script(agentout: str, names: tuple[str, ...] | None = None, python: str | None = None) -> str:
     """The text ``session_start`` adds to the session's environment file: a function per
     program in ``names`` that calls ``agentout run --capture claude`` when stdout and
     stderr are one regular file and ``agentout`` is still there, else the program itself
     (``command``: never an alias or another function). bash only; nothing is printed,
-    nothing exported, and a name the user's shell defines already is left as it is."""
+    nothing exported, and a name the user's shell defines already is left as it is.
+    ``python``: the interpreter the script is run by, isolated (``-I``): the command's
+    ``PYTHONPATH`` (``PYTHONPATH=src pytest``, a project with its own ``agentout``
+    package) is the command's, never what agentout imports."""
     import shlex
+    import sys
 
     chosen = function_names() if names is None else names
     head = shlex.quote(agentout)
+    runner = f"{shlex.quote(python or sys.executable)} -I {head}"
     # One line, ending in ";" and no newline: Claude Code puts the file's text in front of
     # each command, so a line more would shift the line numbers of its error messages
     # ("bash: line 1: x: command not found").
@@ -110,7 +115,7 @@ def script(agentout: str, names: tuple[str, ...] | None = None) -> str:
         "__agentout_run() { "
         "if [[ -f /proc/$BASHPID/fd/1 && /proc/$BASHPID/fd/1 -ef /proc/$BASHPID/fd/2"
         f' && -x {head} ]] && type -P "$1" >/dev/null 2>&1; then '
-        f'{head} run {CAPTURE_FLAG} {AGENT} -- "$@"; '
+        f'{runner} run {CAPTURE_FLAG} {AGENT} -- "$@"; '
         'else command "$@"; fi; }; '
         f"for __agentout_name in {' '.join(chosen)}; do "
         'if ! declare -F -- "$__agentout_name" >/dev/null'
