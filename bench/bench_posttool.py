@@ -209,15 +209,17 @@ def bash_section(n: int) -> str:
             total += len(lines[-1]) + 1
             k += 1
         whole = "\n".join(lines)
-        kept = root / "tool-results" / "big.txt"
-        kept.parent.mkdir()
+        # where Claude Code keeps a persisted output: the only folder the hook reads one in
+        kept = root / "claude" / "projects" / "-bench" / "session" / "tool-results" / "big.txt"
+        kept.parent.mkdir(parents=True)
         kept.write_text(whole)
         big = _bash_payload("./serve.sh", whole[:30_000], persistedOutputPath=str(kept),
                             persistedOutputSize=len(whole))  # fmt: skip
         plain = "\n".join(f"step {i}: copied assets/file_{i:03d}.png" for i in range(90))
         env = {**os.environ, "AGENTOUT_SPILL_DIR": str(root / "spill"),
                "AGENTOUT_CONFIG_DIR": str(root / "config"), "XDG_CACHE_HOME": str(root / "cache"),
-               "AGENTOUT_LEDGER_DB": str(root / "ledger.sqlite3")}  # fmt: skip
+               "AGENTOUT_LEDGER_DB": str(root / "ledger.sqlite3"),
+               "CLAUDE_CONFIG_DIR": str(root / "claude")}  # fmt: skip
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env.pop("AGENTOUT_LEDGER_SYNC", None)
         cold = [*agentout_command(), "hook", "claude"]

@@ -52,10 +52,12 @@ def init(
 ) -> None:
     """Install agentout for AGENT (claude, gemini, copilot, cursor, opencode, codex).
 
-    Writes, into the agent's own files and nowhere else: the hooks (Claude Code: a
-    finished command's output replaced by agentout's smaller form, and the commands your
-    permission rules allow run through `agentout run`, never changing what they decide;
-    Gemini CLI, with --output-hook: shrinks a finished command's output), the MCP server
+    Writes, into the agent's own files and nowhere else: the hooks (Claude Code:
+    functions in the session's shell that reduce the commands agentout knows where
+    Claude Code captures their output, and a finished command's output replaced by
+    agentout's smaller form, never a permission decided; Codex: the commands its own
+    rules allow run through `agentout run`; Gemini CLI, with --output-hook: shrinks a
+    finished command's output), the MCP server
     (`agentout serve`; `agentout` itself in a file a team shares, when it is on PATH), and
     two lines of instructions. Other entries are never touched; running it again changes
     nothing. A copy of each file it changes is kept in agentout's data directory (listed by

@@ -87,7 +87,7 @@ def run(
 
     The command inherits the environment, the directory and stdin; stdout and stderr
     are read merged, in order. Output that fits is printed as it was (colour and
-    progress redraws resolved), with [exit N] when the status is not 0. A command
+    progress redraws resolved), nothing added whatever the exit status. A command
     agentout knows (git, ls, grep, linters, compilers, test runners, ...) is shown in
     its compact form, keeping every name, location and message. Output that does not
     fit keeps the lines that matter (errors with their detail, warnings, the end),
