@@ -33,6 +33,10 @@ COMMANDS = [
     "python3 -m pytest -q missing_tests_dir",
 ]
 ALLOW = ["Bash(git log *)"]  # the project's own rules: they change nothing agentout does
+# The commands' environment without this run's pytest-xdist worker variables: a pytest
+# started under them (pytest-benchmark sees PYTEST_XDIST_WORKER) prints a warning that a
+# run outside the suite does not, so the recorded and the replayed outputs would differ.
+CLEAN_ENV = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
 
 
 def _git(project: Path, *args: str) -> None:
@@ -70,7 +74,12 @@ def _record(project: Path, transcript: Path) -> None:
     base = {"cwd": str(project), "sessionId": "s-1", "version": "2.1.0", "userType": "external"}
     for index, command in enumerate(COMMANDS):
         done = subprocess.run(
-            ["bash", "-c", command], cwd=project, capture_output=True, text=True, check=False
+            ["bash", "-c", command],
+            cwd=project,
+            env=CLEAN_ENV,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         tool_id = f"toolu_{index:04d}"
         stamp = f"2026-11-20T10:{index:02d}:00.000Z"
@@ -99,7 +108,7 @@ def _record(project: Path, transcript: Path) -> None:
 
 def _hook(project: Path, data: dict[str, Any], cache: Path) -> dict[str, Any] | None:
     # a cache of its own: what another test's calls of the same session showed is not seen
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "XDG_CACHE_HOME": str(cache)}
+    env = {**CLEAN_ENV, "CLAUDE_PROJECT_DIR": str(project), "XDG_CACHE_HOME": str(cache)}
     done = subprocess.run([*AGENTOUT, "hook", "claude"], input=json.dumps(data).encode(),
                           capture_output=True, env=env, check=True, cwd=project)  # fmt: skip
     assert done.stderr == b""
@@ -116,7 +125,7 @@ def _by_hand(project: Path, call: Any, reference: Any, cache: Path) -> tuple[int
     raw = len(encoding.encode(call.output))
     words = shlex.split(call.command)
     if words[0] in function_names() and "|" not in words:
-        done = subprocess.run([*AGENTOUT, "run", "--", *words], cwd=project,
+        done = subprocess.run([*AGENTOUT, "run", "--", *words], cwd=project, env=CLEAN_ENV,
                               capture_output=True, text=True, check=False)  # fmt: skip
         rest = done.stdout.removeprefix(call.output.rstrip("\n"))
         if rest != done.stdout and re.fullmatch(r"\n*(\[exit \d+\]\n?)?", rest):

@@ -381,8 +381,10 @@ def test_text_lines_do_not_depend_on_where_the_input_is_cut(
     numbers = [r.fullest["n"] for r in cut.records]
     assert numbers == sorted(set(numbers))
     for record in cut.records:  # each line as the scan reads it, a fold's note after it
-        shown = str(record.fullest["line"]).split("\n[… ")[0]
-        assert shown == clean(every[record.fullest["n"] - 1].encode())
+        shown = str(record.fullest["line"]).split("\n[… ")[0]  # a folded block: its lines
+        first = record.fullest["n"] - 1
+        for offset, line in enumerate(shown.split("\n")):
+            assert line == clean(every[first + offset].encode())
 
 
 def endless(first: str, repeat: str) -> Iterator[str]:

@@ -227,6 +227,11 @@ def _fold_blocks(items: list[_Shown]) -> list[_Shown]:
         end = items[i + size * copies - 1]
         times = "time" if copies == 2 else "times"
         marker = f"[… the same {size} lines {copies - 1} more {times}]"
+        copied = sum(len(item.text) + 1 for item in block) * (copies - 1)
+        if copied <= len(marker) + 1:  # the copies are shorter than saying so: kept
+            out.append(items[i])
+            i += 1
+            continue
         text = "\n".join([*(item.text for item in block), marker])
         level = min((item.level for item in block), key=_LEVELS.index)
         out.append(_Shown(block[0].line, end.last, text, level, whole=True))
