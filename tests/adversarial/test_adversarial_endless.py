@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import pytest
 from adversarial_support import AGENTOUT, stored
 
 from agentout.formats.raw import closing_fields
+from agentout.store.cap import passed_note
 from warm_server import Runtime, runtime
 
 __all__ = ["runtime"]  # the fixture
@@ -147,3 +149,47 @@ def test_the_cap_is_said_within_the_tightest_budget(tmp_path: Path) -> None:
     )
     fields = closing_fields(done.stdout.decode())
     assert fields["capped"] == "14888896 bytes, 2000000 lines; 13840332 bytes not kept"
+
+
+def test_a_reader_that_wants_one_line_ends_it_as_head_ends_yes(
+    path: str, runtime: Runtime, tmp_path: Path
+) -> None:
+    """``agentout run -- yes | head -1``: raw ``yes | head -1`` ends at once, but head
+    waits for a line that agentout gives only when the command ends. Past the store's cap
+    agentout says so to the pipe at once: head takes that line and goes, and yes is
+    stopped by SIGPIPE (141), head's status is the pipeline's, the output is kept."""
+    store = tmp_path / "store"
+    env = {**_env(path, store, runtime), "AGENTOUT_STORE_MAX_BYTES": "4MiB"}
+    line = f'{shlex.quote(SCRIPT)} run -- yes | head -1; echo "status=${{PIPESTATUS[*]}}"'
+    started = time.monotonic()
+    done = subprocess.run(
+        ["bash", "-c", line], capture_output=True, env=env, timeout=120, check=False
+    )
+    assert time.monotonic() - started < 60
+    first, status = done.stdout.decode().splitlines()
+    assert first == passed_note(4 << 20).rstrip("\n")
+    assert status == "status=141 0"
+    assert b"Traceback" not in done.stderr
+    assert stored(store)
+
+
+def test_what_is_said_at_the_cap_is_within_the_budget(tmp_path: Path) -> None:
+    """The line said at once to a pipe counts against ``--max-tokens`` with the rest."""
+    from agentout.tokens import get_tokenizer
+
+    env = {**os.environ, "AGENTOUT_SPILL_DIR": str(tmp_path), "AGENTOUT_HOOK_SERVER": "0"}
+    env["AGENTOUT_STORE_MAX_BYTES"] = "1MiB"
+    read, write = os.pipe()
+    client = subprocess.Popen(
+        [*AGENTOUT, "run", "--max-tokens", "120", "--shell", "seq 1 2000000"],
+        stdout=write,
+        env=env,
+    )
+    os.close(write)
+    with os.fdopen(read, "rb") as reader:
+        text = reader.read().decode()
+    assert client.wait(timeout=120) == 0
+    assert text.startswith("[agentout: past the store's cap (1 MiB) and still printing;")
+    assert "\n2000000\n" in text  # how it ended
+    assert "over_budget" not in text
+    assert get_tokenizer("o200k_base").count(text) <= 120

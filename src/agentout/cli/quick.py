@@ -182,6 +182,7 @@ def deliver(
                 on_tick=heartbeat.tick if heartbeat else None,
                 runner=runner,
                 downstream=1,  # the answer's reader gone: the command stops, as in a pipe
+                on_capped=_say_capped if capture is None and _piped() else None,
                 reduce_as=reduce_as,
             )
         except (AgentoutError, ValueError) as exc:
@@ -210,6 +211,25 @@ def deliver(
             sys.stderr.close()
         _record(command, shell, done, text, tokenizer)
         sys.exit(done.outcome.exit_status)
+
+
+def _piped() -> bool:
+    """Whether this answer goes to a pipe or a socket, whose reader may wait for it."""
+    from agentout.process import pipe_or_socket
+
+    return pipe_or_socket(1) is not None
+
+
+def _say_capped(line: str) -> None:
+    """Said at once, to a pipe, when the output passes the store's cap while the command
+    still prints (``yes``): the reader gets its first line now, so ``agentout run -- yes |
+    head -1`` ends as ``yes | head -1`` does (head goes, and the command is stopped as a
+    broken pipe stops it). A terminal or a file waits for the answer, as ever."""
+    try:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):  # the reader is gone, or stdout closed
+        pass
 
 
 def _in_capture(done: Any, text: str, tasks: bool = False) -> str:

@@ -63,6 +63,7 @@ __all__ = [
     "end_all",
     "in_client_capture",
     "keep_child_status",
+    "pipe_or_socket",
     "python_module",
     "run",
     "shell_argv",

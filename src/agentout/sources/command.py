@@ -106,6 +106,7 @@ def run(
     reduce_as: Sequence[str] | None = None,
     runner: Callable[..., CommandOutcome] | None = None,
     downstream: int | None = None,
+    on_capped: Callable[[str], None] | None = None,
 ) -> CommandRun:
     """Run ``argv`` (or, with ``shell``, the one string in it through the user's shell):
     its output is captured whole (stored when large), then delivered as
@@ -130,7 +131,11 @@ def run(
 
     ``downstream``: where the answer goes (``agentout run``'s stdout): should its reader
     go away while the command runs, the command is stopped as a broken pipe would stop
-    it (``agentout.process.run``)."""
+    it (``agentout.process.run``).
+
+    ``on_capped(line)``: called once, while the command still prints, when its output
+    passes the store's cap, with the line that says so (``agentout.store.cap``), to be
+    printed at once; the delivery's budget then leaves room for it."""
     from agentout import process
     from agentout.reducers import find
 
@@ -156,6 +161,15 @@ def run(
         keep_in_memory=mode == "inline",
         filters=filters,
     )
+    said: list[str] = []  # the line said when the output passed the store's cap
+    if on_capped is not None:
+        from agentout.store.cap import passed_note
+
+        def passed(cap: int) -> None:
+            said.append(passed_note(cap))
+            on_capped(said[0])
+
+        capture.on_capped = passed
     if mode == "file":
         capture.spill()
     tick = None if on_tick is None else (lambda seconds: on_tick(seconds, capture.newlines))
@@ -198,6 +212,8 @@ def run(
     if mode == "inline":
         threshold = max(threshold, capture.size)
     own = None if tasks is None else tasks.own
+    if said:  # printed already: the budget is for both
+        max_tokens, max_chars = _less(max_tokens, max_chars, said[0], tokenizer)
     settings = TextSettings(threshold, max_tokens, max_chars, format, tokenizer, own)
     delivery = deliver_output(
         capture,
@@ -209,6 +225,19 @@ def run(
         redactor=redactor if keep_secrets else None,
     )
     return CommandRun(outcome, delivery)
+
+
+def _less(
+    max_tokens: int | None, max_chars: int | None, said: str, tokenizer: str | Tokenizer | None
+) -> tuple[int | None, int | None]:
+    """The budgets left once ``said`` is printed (at least 1 each)."""
+    if max_tokens is not None:
+        from agentout.tokens import get_tokenizer
+
+        max_tokens = max(1, max_tokens - get_tokenizer(tokenizer).count(said))
+    if max_chars is not None:
+        max_chars = max(1, max_chars - len(said))
+    return max_tokens, max_chars
 
 
 _BUILD_TOOLS = {"mvn", "mvnw", "gradle", "gradlew"}

@@ -25,6 +25,7 @@ __all__ = [
     "cut_marker",
     "is_cut",
     "parse_size",
+    "passed_note",
     "size_text",
     "store_cap",
     "tail_bytes",
@@ -130,3 +131,12 @@ def cut_marker(dropped: int, lines: int, cap: int) -> bytes:
         f"[agentout: {dropped} bytes ({lines} {noun}) of the output not kept here: the store "
         f"keeps {size_text(cap)} of an output, its start and its end ({ENV_CAP})]\n"
     ).encode()
+
+
+def passed_note(cap: int) -> str:
+    """The line said at once when an output passes the cap while its command still
+    prints: what is delivered at its end will be a cut of it."""
+    return (
+        f"[agentout: past the store's cap ({size_text(cap)}) and still printing; "
+        "kept: its start and its end]\n"
+    )

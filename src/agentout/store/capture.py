@@ -111,6 +111,8 @@ class Capture:
         self._tail_size = 0
         self.dropped = 0  # bytes of a capped output neither in its head nor its tail
         self.dropped_lines = 0
+        # called once, with the cap, when the output fills the store's head and goes on
+        self.on_capped: Callable[[int], None] | None = None
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -188,6 +190,8 @@ class Capture:
             end = data.rfind(b"\n", 0, max(room, 0)) + 1 or max(room, 0)
             self.writer.write(data[:end])
             self._tail, data = deque(), data[end:]
+            if self.on_capped is not None and self.cap is not None:
+                self.on_capped(self.cap)
         self._tail.append(data)
         self._tail_size += len(data)
         keep = self._tail_keep()
