@@ -40,9 +40,11 @@ def test_make_check_reduced_per_recipe_same_status_fewer_tokens(project, plain, 
     assert test_label in text
     lint, tests = text.split(test_label)
     lint = lint.split(lint_label)[1]
-    # ruff's reduced form: every diagnostic by place and code, the code frames gone
-    for place, code in re.findall(r"^(src/calc\.py:\d+:\d+): (\w+)", _ruff_concise(project)):
-        assert f"{place} {code}" in lint
+    # ruff's reduced form: the file once, then every diagnostic by place and code under
+    # it, the code frames gone
+    found = re.findall(r"^src/calc\.py:(\d+:\d+): (\w+)", _ruff_concise(project), re.M)
+    assert found
+    assert "\nsrc/calc.py\n" + "".join(f"  {place} {code}\n" for place, code in found) in lint
     assert " | " not in lint
     assert "|" in raw.stdout
     assert re.search(r"\[agentout: exit=1 · agentout show [0-9a-f]{16}\]", lint)

@@ -1,5 +1,6 @@
-"""Linters and type checkers: every diagnostic as ``file:line:col CODE``, each rule's
-message said once, the tool's own summary kept.
+"""Linters and type checkers: every diagnostic by place and code, each file's path said
+once (``file:line:col CODE`` alone, else the file then ``  line:col CODE`` under it),
+each rule's message said once, the tool's own summary kept.
 
 Read: ruff (full and concise), flake8 and pycodestyle, pylint, mypy, pyright, eslint
 (stylish and unix), tsc, golangci-lint, and rustc / clippy diagnostics (``warning:
@@ -87,7 +88,7 @@ _DETAIL = re.compile(r"^\s*(?:\||\d+\s*[|+-]|[=^~-]|help:|note:|= )|^\s+\S|^\s*$
 
 
 class Lint:
-    """Linters and type checkers: file:line:col CODE, each rule's message once."""
+    """Linters and type checkers: each file once, line:col CODE under it, rule messages once."""
 
     name = "lint"
     facts = (
@@ -116,7 +117,8 @@ class Lint:
             first, times = messages.get(item.code, (item.message, 0))
             messages[item.code] = (first, times + 1)
         records = [
-            Record.of({"text": _line(d), "n": d.n, "last": d.last or d.n}, kind="R") for d in found
+            Record.of({"text": _group_text(group), "n": group[0].n, "last": _last(group)}, kind="R")
+            for group in _by_file(found)
         ]
         said = [
             f"{code}: {message}" + (f" (×{times})" if times > 1 else "")
@@ -126,7 +128,8 @@ class Lint:
             records.append(Record.of({"text": "\n".join(said)}, kind="R"))
         for n, line in kept:
             records.append(Record.of({"text": line, "n": n}, kind="R"))
-        order = [*range(len(found), len(records)), *range(len(found))]
+        groups = len(records) - len(said[:1]) - len(kept)
+        order = [*range(groups, len(records)), *range(groups)]
         return Reduced(records, order)
 
 
@@ -189,11 +192,43 @@ def compiler_messages(text: str) -> list[tuple[str, str, str]]:
     return list(seen)
 
 
-def _line(diagnostic: _Diagnostic) -> str:
-    """``file:line:col CODE``; a rustc diagnostic keeps its message there too."""
+def _by_file(found: Sequence[_Diagnostic]) -> list[list[_Diagnostic]]:
+    """The diagnostics in runs of one file each, in the order they were printed."""
+    groups: list[list[_Diagnostic]] = []
+    for diagnostic in found:
+        if groups and groups[-1][0].file == diagnostic.file:
+            groups[-1].append(diagnostic)
+        else:
+            groups.append([diagnostic])
+    return groups
+
+
+def _last(group: Sequence[_Diagnostic]) -> int:
+    return max(d.last or d.n for d in group)
+
+
+def _group_text(group: Sequence[_Diagnostic]) -> str:
+    """One diagnostic as ``file:line:col CODE``; several of one file as the file's name,
+    then a line per place (``  line:col CODE CODE``), the codes found there together: the
+    path is said once. A rustc diagnostic keeps its message (``CODE: message``)."""
+    if len(group) == 1:
+        return f"{group[0].where()} {_said(group[0])}"
+    rows: list[list[str]] = []  # a place, then what was found there
+    alone = True  # the last row holds a message of its own: nothing joins it
+    for d in group:
+        place = d.line + (f":{d.col}" if d.col else "")
+        if rows and rows[-1][0] == place and not alone and not d.own_message:
+            rows[-1].append(d.code)
+        else:
+            rows.append([place, _said(d)])
+        alone = d.own_message
+    return "\n".join([group[0].file, *("  " + " ".join(row) for row in rows)])
+
+
+def _said(diagnostic: _Diagnostic) -> str:
     if diagnostic.own_message:
-        return f"{diagnostic.where()} {diagnostic.code}: {diagnostic.message}"
-    return f"{diagnostic.where()} {diagnostic.code}"
+        return f"{diagnostic.code}: {diagnostic.message}"
+    return diagnostic.code
 
 
 def _one_line(n: int, line: str) -> _Diagnostic | None:
