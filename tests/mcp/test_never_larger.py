@@ -36,7 +36,10 @@ def _raw_tokens(output: bytes, delivered: str = "") -> int:
         output.decode("utf-8")
     except UnicodeDecodeError:
         named = re.search(r"\[(agentout: [^\]]*· )?agentout show [0-9a-f]{16}\]\n?\Z", delivered)
-        return count(text) + (count(named.group(0)) if named else 0)
+        if named is None:
+            return count(text)
+        ended = text if text.endswith("\n") else text + "\n"  # the line starts a line
+        return max(count(text) + count(named.group(0)), count(ended + named.group(0)))
     return count(text)
 
 

@@ -64,9 +64,13 @@ __all__ = [
     "text_threshold",
 ]
 
-# A reduced form is used only when it has at most this share of the output's bytes: far
-# enough below that it cannot cost more tokens, without loading a tokenizer to check.
+# A reduced form is used only when it has at most this share of the output's bytes, and,
+# past _COUNTED_PAST of them, when it also costs fewer tokens: fewer bytes can still be
+# more tokens (tsc's 5 findings, 148 tokens of markers and paths against 151 as printed).
+# Below that share no tokenizer is loaded: a reduced form half the size of the output in
+# bytes is far below it in tokens too.
 REDUCED_AT_MOST = 0.85
+_COUNTED_PAST = 0.5
 # A cut of output up to this many times the threshold is weighed against the output as
 # printed before anything is stored (past it, the output is surely the larger).
 _PROBED_PAST = 4
@@ -331,6 +335,14 @@ def _smaller(text: str, tokens: int, printed: str, settings: TextSettings) -> bo
     return False
 
 
+def _tokens_at_most(text: str, settings: TextSettings, exact: bool) -> int:
+    """The tokens ``text`` costs; not ``exact``, it names a stored output as ``"0" * 16``,
+    and the real name's 16 hex digits cost at most one token each, that one at least one."""
+    from agentout.tokens import get_tokenizer
+
+    return get_tokenizer(settings.tokenizer).count(text) + (0 if exact else 15)
+
+
 def _try_reduced(
     capture: Capture,
     reduced: Reduced,
@@ -348,16 +360,24 @@ def _try_reduced(
 
     # the raw format asked for (its pager names the agentout the agent can start), else raw
     raw = settings.format if isinstance(settings.format, RawFormat) else FORMAT
-    probe = {**head, "ref": "0" * 16, "lines": capture.lines}  # the real name is as long
+    complete = reduced.complete and _utf8(data)  # nothing left out: nothing to store
+    probe = {**head, "lines": capture.lines}
+    if not complete:
+        probe["ref"] = "0" * 16  # the real name is as long
     document = _document(reduced.records, probe)
     text = raw.render(document)
-    if len(text.encode("utf-8")) > REDUCED_AT_MOST * len(printed.encode("utf-8")):
+    size, printed_size = len(text.encode("utf-8")), len(printed.encode("utf-8"))
+    if size > REDUCED_AT_MOST * printed_size:
         return None, False
+    if size > _COUNTED_PAST * printed_size and not _smaller(
+        text, _tokens_at_most(text, settings, complete), printed, settings
+    ):
+        return None, False  # fewer bytes, yet no fewer tokens (paths and numbers cost more)
     if len(text) > room or not _fits(text, settings, settings.max_chars):
         return None, True
-    ref = None if reduced.complete and _utf8(data) else capture.commit()
+    ref = None if complete else capture.commit()
     if ref is None:  # complete (or the store failed, which the warning says): no reference
-        probe.pop("ref")
+        probe.pop("ref", None)
         capture.discard()
     else:
         probe["ref"] = short_ref(ref)
